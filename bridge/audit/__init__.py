@@ -1,0 +1,1 @@
+"""The audit trail: one JSON line per ccbridge invocation, appended safely by many processes."""

@@ -1,0 +1,53 @@
+"""The audit record of one invocation, built from the engine's Report."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any
+
+import orjson
+
+from bridge import __version__
+from bridge.audit.redact import redact
+from bridge.engine import Report
+
+
+def input_digest(tool_input: Any) -> str:
+    return "sha256:" + hashlib.sha256(orjson.dumps(tool_input, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def build(report: Report | None, *, event_name: str, started: float, error: str | None,
+          final: dict[str, Any], raw: dict[str, Any] | None = None) -> dict[str, Any]:
+    raw = raw if raw is not None else (dict(report.event.raw) if report else {})
+    record: dict[str, Any] = {
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() % 1 * 1000):03d}Z",
+        "event": event_name,
+        "session": raw.get("session_id") if isinstance(raw.get("session_id"), str) else None,
+        "tool_use_id": raw.get("tool_use_id") if isinstance(raw.get("tool_use_id"), str) else None,
+        "tool": raw.get("tool_name") if isinstance(raw.get("tool_name"), str) else None,
+        "agent_id": raw.get("agent_id") if isinstance(raw.get("agent_id"), str) else None,
+        "version": __version__,
+        "final": final,
+        "duration_ms": round((time.monotonic() - started) * 1000, 1),
+    }
+    if isinstance(raw.get("tool_input"), dict):
+        record["input_digest"] = input_digest(raw["tool_input"])
+    if error is not None:
+        record["error"] = error
+    if report is not None:
+        record["config_digest"] = report.config.digest
+        record["config_files"] = list(report.config.files)
+        record["subhooks"] = [item.to_json() for item in report.subhooks if item.matched]
+        record["steps"] = [
+            {"station": s.station, "name": s.name, "outcome": s.outcome, "detail": s.detail}
+            for s in report.steps
+        ]
+        folded = report.folded
+        if folded is not None:
+            record["downgrades"] = list(folded.downgraded)
+            record["rewrites"] = [{"hook": r.hook, "diff": r.diff} for r in folded.rewrites]
+            record["ignored_failures"] = list(folded.ignored_failures)
+        if report.notes:
+            record["notes"] = report.notes
+    return redact(record)  # type: ignore[no-any-return]

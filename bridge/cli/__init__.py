@@ -1,0 +1,53 @@
+"""The click command line. `ccbridge run` itself is served by bridge.main's lean path; the click
+command here documents it and serves `--help`."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from bridge import __version__
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ccbridge")
+def cli() -> None:
+    """One Claude Code hook that runs your hooks through the DSH tool pipeline.
+
+    Register `ccbridge run` for PreToolUse and PostToolUse in .claude/settings.json
+    (see `ccbridge run --help`), and move your hooks into ccbridge's config.
+    """
+
+
+@cli.command()
+@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
+              help="A ccbridge YAML file or a CC settings JSON file (its `hooks` key is used).")
+def run(config: str | None) -> None:
+    """Judge one hook event read from stdin and print Claude Code's answer.
+
+    \b
+    Config lookup, first that applies:
+      1. --config FILE (only that file; it must exist)
+      2. $CCBRIDGE_CONFIG (only that file)
+      3. layers, least specific first, each used when it exists:
+         ~/.claude/ccbridge.yaml, <project>/.claude/ccbridge.yaml,
+         <project>/.claude/ccbridge.local.yaml
+         (<project> is $CLAUDE_PROJECT_DIR, else the event's cwd).
+    Layers combine like CC settings: hooks and policies of every layer are added
+    together; defaults, audit and goals settings of a more specific layer override.
+
+    \b
+    Example:
+      echo '{"hook_event_name":"PreToolUse","tool_name":"Bash",
+             "tool_input":{"command":"ls"},"session_id":"s","cwd":"."}' \\
+        | ccbridge run --config .claude/ccbridge.yaml
+
+    A denial prints permissionDecision "deny" with the reason and exits 2; ccbridge never
+    answers "allow" and never passes on an updatedInput. The audit record goes to
+    $CCBRIDGE_STATE_DIR/audit.jsonl (default ~/.local/state/ccbridge/audit.jsonl).
+    """
+    from bridge.main import run as run_event
+
+    sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ))

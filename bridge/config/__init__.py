@@ -1,0 +1,2 @@
+"""ccbridge's configuration: the schema (pydantic, slow path only), where files are found and how
+layers combine, and the compiled form the hot path reads with orjson."""

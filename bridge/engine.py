@@ -1,0 +1,344 @@
+"""The bridge proper: one Claude Code event through the DSH stations, as a Report.
+
+Claude Code on the outside, DSH on the inside. Sub-hooks of an event are folded into one
+pre-execute (or post-execute) listener that runs them all in parallel; native policies are
+listeners and guards of their own. Nothing here writes anything: main.py prints the answer and
+appends the audit record built from the Report.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bridge.config.compiled import CompiledConfig, PolicyRef
+from bridge.paths import project_dir, settings_files, state_dir
+from bridge.pipeline import (
+    Ask,
+    Block,
+    Deny,
+    Execution,
+    Named,
+    PostDecision,
+    PreDecision,
+    Stations,
+    Step,
+    ToolResult,
+    decide,
+    denial_result,
+    finish,
+)
+from bridge.subhooks.fold import Folded, Judged, fold
+from bridge.subhooks.if_rule import if_matches
+from bridge.subhooks.matcher import matches
+from bridge.subhooks.spec import HookSpec
+from bridge.subhooks.verdict import HookRun
+from bridge.wire import answer
+from bridge.wire.answer import Answer
+from bridge.wire.event import HookEvent
+
+Runner = Callable[[Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]]
+SELF_PROTECTED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
+
+
+@dataclass
+class SubhookRecord:
+    hook: HookSpec
+    matched: bool
+    run: HookRun | None = None
+    raw: str = ""
+    reason: str = ""
+    action: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {"name": self.hook.name, "where": self.hook.where,
+                                  "matched": self.matched}
+        if self.run is not None:
+            record.update(duration_ms=round(self.run.duration_ms, 1),
+                          exit_code=self.run.exit_code, error=self.run.error)
+        if self.matched:
+            record.update(raw=self.raw, reason=self.reason, action=self.action)
+        return record
+
+
+@dataclass
+class Report:
+    """Everything that happened to one event: the answer, and why."""
+
+    event: HookEvent
+    config: CompiledConfig
+    answer: Answer = field(default_factory=lambda: Answer({}))
+    subhooks: list[SubhookRecord] = field(default_factory=list)
+    folded: Folded | None = None
+    steps: tuple[Step, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Host:
+    """What the engine needs from the outside world, injectable for tests and `explain`."""
+
+    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    runner: Runner | None = None
+
+    def run(self, hooks: Sequence[HookSpec], data: bytes, env: Mapping[str, str],
+            cwd: str | None, cap: int) -> list[HookRun]:
+        if self.runner is not None:
+            return self.runner(hooks, data, env, cwd, cap)
+        from bridge.subhooks.runner import run_hooks
+
+        return run_hooks(hooks, data, env, cwd, cap)
+
+
+def execution_of(event: HookEvent) -> Execution:
+    return Execution.create(
+        event.tool_name, event.tool_input, tool_use_id=event.tool_use_id,
+        session_id=event.session_id, agent_id=event.agent_id, cwd=event.cwd,
+    )
+
+
+def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec, bool]]:
+    """Every configured hook of the event, whether it applies, identical handlers once."""
+    seen: set[tuple[Any, ...]] = set()
+    chosen = []
+    for hook in hooks:
+        hit = matches(hook.matcher, event.tool_name) and if_matches(
+            hook.if_rule, event.tool_name, event.tool_input)
+        if hit and hook.identity in seen:
+            hit = False
+        if hit:
+            seen.add(hook.identity)
+        chosen.append((hook, hit))
+    return chosen
+
+
+class _Subhooks:
+    """The sub-hooks of one event, run once and folded, exposed as a DSH listener."""
+
+    def __init__(self, report: Report, host: Host, event_name: str) -> None:
+        self.report, self.host, self.event_name = report, host, event_name
+
+    def run_and_fold(self) -> Folded:
+        from bridge.wire.hook_output import read_run
+
+        report, event, config = self.report, self.report.event, self.report.config
+        chosen = selected(config.hooks.get(self.event_name, ()), event)
+        matched = [hook for hook, hit in chosen if hit]
+        if len(matched) > config.max_hooks:
+            raise OverflowError(f"{len(matched)} sub-hooks match, over the max_hooks cap of "
+                                f"{config.max_hooks}")
+        project = str(project_dir(self.host.env, event.cwd))
+        env = {**self.host.env, "CLAUDE_PROJECT_DIR": project}
+        cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else project
+        runs = iter(self.host.run(matched, event.data, env, cwd, config.output_cap)
+                    if matched else [])
+        judged = []
+        for hook, hit in chosen:
+            record = SubhookRecord(hook, hit)
+            if hit:
+                record.run = next(runs)
+                verdict = read_run(self.event_name, record.run)
+                item = Judged(hook, verdict)
+                judged.append(item)
+                record.raw, record.reason = verdict.kind, verdict.reason
+                record.action = _action(item)
+            report.subhooks.append(record)
+        folded = fold(judged, event.tool_input)
+        report.folded = folded
+        return folded
+
+    def pre_execute(self, execution: Execution, next_: Callable[[], PreDecision]) -> PreDecision:
+        folded = self.run_and_fold()
+        if folded.rank == "deny":
+            return Deny(folded.reason)
+        if folded.rank == "ask":
+            return Ask(folded.reason)
+        return next_()
+
+    def post_execute(self, execution: Execution, result: ToolResult,
+                     next_: Callable[[], PostDecision]) -> PostDecision:
+        folded = self.run_and_fold()
+        downstream = next_()
+        context = folded.contexts + downstream.context
+        if folded.rank == "deny":
+            return Block(folded.reason, context)
+        return type(downstream)(**{**_fields(downstream), "context": context})
+
+
+def _fields(decision: PostDecision) -> dict[str, Any]:
+    return {name: getattr(decision, name) for name in decision.__dataclass_fields__}
+
+
+def _action(item: Judged) -> str:
+    from bridge.subhooks.fold import rank_of
+
+    kind = item.verdict.kind
+    notes = []
+    if kind == "allow":
+        notes.append("allow downgraded to no opinion")
+    if kind == "defer":
+        notes.append("defer folded as ask")
+    if kind == "failure":
+        notes.append("failure ignored (onFailure: ignore)" if item.hook.on_failure == "ignore"
+                     else "failure turned into deny")
+    if item.verdict.updated_input is not None:
+        notes.append("updatedInput recorded, not applied")
+    if item.verdict.updated_output is not None:
+        notes.append("updatedToolOutput recorded, not applied")
+    return "; ".join(notes) or f"counts as {rank_of(item)}"
+
+
+def _failing(name: str, why: str) -> Callable[..., Any]:
+    def fail(*_args: Any) -> Any:
+        raise RuntimeError(f"policy {name} could not be loaded: {why}")
+    return fail
+
+
+def _policies(refs: Sequence[PolicyRef]) -> list[Named[Any]]:
+    if not refs:
+        return []
+    from bridge.policies.loader import PolicyLoadError, load_policy
+
+    named = []
+    for ref in refs:
+        try:
+            named.append(Named(ref.ref, load_policy(ref.ref)))
+        except PolicyLoadError as error:  # a policy that cannot load denies: fail closed
+            named.append(Named(ref.ref, _failing(ref.ref, str(error))))
+    return named
+
+
+def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
+    config, event = report.config, report.event
+    if not config.self_protection:
+        report.notes.append(f"self-protection is off (set in {config.self_protection_off_in})")
+        return []
+    if event.tool_name not in SELF_PROTECTED_TOOLS:
+        return []
+    from bridge.policies.protect import self_protection_guard
+
+    project = project_dir(host.env, event.cwd)
+    audit_path = config.audit.get("path")
+    state = [str(state_dir(host.env))] + ([str(audit_path)] if audit_path else [])
+    guard = self_protection_guard(
+        [str(path) for path in settings_files(host.env, project)],
+        list(config.files),
+        state,
+    )
+    return [Named("ccbridge:self-protection", guard)]
+
+
+def _goal_guard(report: Report, host: Host) -> list[Named[Any]]:
+    if not report.config.goals.get("enabled") or report.event.tool_name != "Bash":
+        return []
+    from bridge.goal.cc import on_pre_tool_use
+
+    settings = goal_settings(report.config, host)
+    raw = report.event.raw
+    return [Named("ccbridge:goal-authority", lambda _execution: on_pre_tool_use(raw, settings))]
+
+
+def goal_settings(config: CompiledConfig, host: Host) -> Any:
+    from bridge.goal.cc import GoalSettings
+
+    goals = config.goals
+    return GoalSettings(enabled=bool(goals.get("enabled")),
+                        blocked_min_rounds=int(goals.get("blocked_min_rounds", 3)),
+                        default_max_rounds=int(goals.get("default_max_rounds", 10)),
+                        state_dir=Path(state_dir(host.env)))
+
+
+def _approval(config: CompiledConfig) -> Callable[[Execution, Ask], Any]:
+    # `prompt`: CC's own permission prompt asks the user after we answer `ask`.
+    verdict = "deferred" if config.approval == "prompt" else "unavailable"
+    return lambda _execution, _ask: verdict
+
+
+def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -> Report:
+    host = host or Host()
+    report = Report(event=event, config=config)
+    if event.name == "PreToolUse":
+        _pre_tool_use(report, host)
+    elif event.name in ("PostToolUse", "PostToolUseFailure"):
+        _post_tool_use(report, host)
+    elif config.goals.get("enabled") and event.name in ("UserPromptSubmit", "Stop"):
+        _goal_event(report, host)
+    return report
+
+
+def _pre_tool_use(report: Report, host: Host) -> None:
+    config = report.config
+    if config.error is not None:
+        report.answer = answer.deny(f"ccbridge config error: {config.error}")
+        return
+    subhooks = _Subhooks(report, host, "PreToolUse")
+    policies = config.policies
+    stations = Stations(
+        pre_execute=[Named("subhooks", subhooks.pre_execute),
+                     *_policies(policies.get("pre_execute", ()))],
+        guards=[*_self_protection(report, host), *_policies(policies.get("guards", ())),
+                *_goal_guard(report, host)],
+        post_execute=_policies(policies.get("post_execute", ())),
+        observers=_policies(policies.get("observers", ())),
+    )
+    execution = execution_of(report.event)
+    outcome = decide(execution, stations, _approval(config))
+    steps = outcome.trace
+    if isinstance(outcome.decision, Deny):
+        _result, post_steps = finish(execution, denial_result(outcome.decision.reason), stations)
+        steps += post_steps
+    report.steps = steps
+    folded = report.folded or Folded(rank="none")
+    report.answer = answer.pre_tool_use(
+        outcome.decision, folded.contexts, folded.system_messages, folded.stop_reason)
+
+
+def _post_tool_use(report: Report, host: Host) -> None:
+    event, config = report.event, report.config
+    if config.error is not None:
+        reason = f"ccbridge config error, post-tool hooks did not run: {config.error}"
+        report.answer = answer.post_tool_use(event.name, reason, system_messages=(reason,))
+        return
+    subhooks = _Subhooks(report, host, event.name)
+    stations = Stations(
+        post_execute=[Named("subhooks", subhooks.post_execute),
+                      *_policies(config.policies.get("post_execute", ()))],
+        observers=_policies(config.policies.get("observers", ())),
+    )
+    final, steps = finish(execution_of(event), _result_of(event), stations)
+    report.steps = steps
+    folded = report.folded or Folded(rank="none")
+    block = final.content.removeprefix("Error: ") if final.code == "BLOCKED" else None
+    report.answer = answer.post_tool_use(
+        event.name, block, final.context, folded.system_messages, folded.stop_reason)
+
+
+def _result_of(event: HookEvent) -> ToolResult:
+    if event.name == "PostToolUseFailure":
+        error = event.raw.get("error")
+        return ToolResult(content=f"Error: {error}", is_error=True, code="TOOL_ERROR")
+    response = event.raw.get("tool_response")
+    content = response if isinstance(response, str) else _stringify(response)
+    return ToolResult(content=content, value=response)
+
+
+def _stringify(value: Any) -> str:
+    import orjson
+
+    return orjson.dumps(value).decode() if value is not None else ""
+
+
+def _goal_event(report: Report, host: Host) -> None:
+    from bridge.goal.cc import on_stop, on_user_prompt
+
+    settings = goal_settings(report.config, host)
+    if report.event.name == "UserPromptSubmit":
+        on_user_prompt(report.event.raw, settings)
+        return
+    payload = on_stop(report.event.raw, settings)
+    if payload:
+        report.answer = Answer(payload)
+

@@ -1,0 +1,129 @@
+"""The `ccbridge` command. `ccbridge run` takes a lean path that never imports click, pydantic
+or PyYAML when the compiled config is cached; every other command goes through the click CLI."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from bridge.wire import answer
+from bridge.wire.answer import Answer
+
+RUN_USAGE = "usage: ccbridge run [--config FILE]"
+
+
+class UsageError(ValueError):
+    pass
+
+
+def parse_run_args(args: Sequence[str]) -> str | None:
+    config: str | None = None
+    items = list(args)
+    while items:
+        item = items.pop(0)
+        if item == "--config" and items:
+            config = items.pop(0)
+        elif item.startswith("--config="):
+            config = item.removeprefix("--config=")
+        else:
+            raise UsageError(f"unexpected argument {item!r} ({RUN_USAGE})")
+    if config == "":
+        raise UsageError(f"--config needs a file ({RUN_USAGE})")
+    return config
+
+
+def _failure_answer(event_name: str | None, reason: str) -> Answer:
+    """Fail closed: a tool call we could not judge is denied; a finished one gets feedback."""
+    if event_name in ("PostToolUse", "PostToolUseFailure"):
+        return answer.post_tool_use(event_name, reason, system_messages=(reason,))
+    if event_name in (None, "PreToolUse", "PermissionRequest"):
+        return answer.deny(reason)
+    return Answer({}, 0, reason)  # not a gate: never block the user's prompt or stop on our bug
+
+
+def run(config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str],
+        env: Mapping[str, str]) -> int:
+    started = time.monotonic()
+    event_name: str | None = None
+    report = None
+    error: str | None = None
+    raw: dict[str, Any] | None = None
+    audit_settings: Mapping[str, Any] = {}
+    try:
+        from bridge.wire.event import EventError, read_event
+
+        try:
+            event = read_event(stdin)
+        except EventError as problem:
+            error = str(problem)
+            result = answer.deny(f"ccbridge: {problem}")
+        else:
+            event_name, raw = event.name, dict(event.raw)
+            result = _judge(event, config, env)
+            report, audit_settings = result[1], result[1].config.audit
+            result = result[0]
+    except BaseException as problem:  # fail closed on our own bugs, never exit 1
+        error = f"{type(problem).__name__}: {problem}"
+        result = _failure_answer(event_name, f"ccbridge internal error: {error}")
+    _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr)
+    stdout.write(result.stdout)
+    stdout.flush()
+    if result.stderr:
+        stderr.write(result.stderr + "\n")
+    return result.exit_code
+
+
+def _judge(event: Any, config: str | None, env: Mapping[str, str]) -> tuple[Answer, Any]:
+    from bridge.config.compiled import load
+    from bridge.engine import Host, handle
+    from bridge.paths import cache_dir, find_config, project_dir
+
+    paths, _how = find_config(config, env, project_dir(env, event.cwd))
+    report = handle(event, load(paths, cache_dir(env)), Host(env=env))
+    return report.answer, report
+
+
+def _audit(report: Any, event_name: str | None, started: float, error: str | None,
+           result: Answer, raw: dict[str, Any] | None, settings: Mapping[str, Any],
+           env: Mapping[str, str], stderr: IO[str]) -> None:
+    """Failing to write the audit never changes the answer; it is said on stderr."""
+    if settings.get("enabled") is False:
+        return
+    try:
+        from bridge.audit import log, record
+        from bridge.paths import state_dir
+
+        final = {"decision": result.decision, "reason": result.reason,
+                 "exit_code": result.exit_code}
+        if result.payload.get("hookSpecificOutput", {}).get("additionalContext"):
+            final["context"] = result.payload["hookSpecificOutput"]["additionalContext"]
+        if result.payload.get("systemMessage"):
+            final["system_message"] = result.payload["systemMessage"]
+        entry = record.build(report, event_name=event_name or "unknown", started=started,
+                             error=error, final=final, raw=raw)
+        path = Path(settings.get("path") or state_dir(env) / "audit.jsonl")
+        log.append(path, entry, int(settings.get("max_bytes", 16 << 20)),
+                   int(settings.get("keep", 5)))
+    except Exception as problem:
+        stderr.write(f"ccbridge: could not write the audit record: {problem}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["run"] and not {"--help", "-h"} & set(args):
+        try:
+            config = parse_run_args(args[1:])
+        except UsageError as problem:
+            denial = answer.deny(f"ccbridge: {problem}")
+            sys.stdout.buffer.write(denial.stdout)
+            sys.stderr.write(denial.stderr + "\n")
+            return denial.exit_code
+        return run(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ)
+    from bridge.cli import cli
+
+    cli.main(args=args, prog_name="ccbridge")  # click exits with the command's status
+    return 0

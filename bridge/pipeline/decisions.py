@@ -1,0 +1,60 @@
+"""Decisions are values: what a station says about a tool call or its result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Allow:
+    """No objection: the call may go on (never a pre-approval towards Claude Code)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Deny:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ask:
+    """The call needs an explicit yes from an approval channel."""
+
+    reason: str = ""
+
+
+PreDecision = Allow | Deny | Ask
+
+
+@dataclass(frozen=True, slots=True)
+class Accept:
+    """Keep the result as it is, optionally adding context messages for the model."""
+
+    context: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceContent:
+    """Replace what the model sees of the result."""
+
+    content: str
+    context: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceValue:
+    """Replace the structured result; only applies to successes."""
+
+    value: Any
+    context: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """Turn the result into a corrective error carrying the reason."""
+
+    reason: str
+    context: tuple[str, ...] = ()
+
+
+PostDecision = Accept | ReplaceContent | ReplaceValue | Block

@@ -1,0 +1,307 @@
+"""The stations of one tool call, as pure functions over listeners the host supplies.
+
+`decide` runs pre-execute, approval and guards (all a hook host like Claude Code needs before
+the tool runs); `finish` runs post-execute and the observers on a result; `run_tool` is the whole
+pipeline for a host that executes its own tools in-process. Each returns a trace of `Step`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Generic, Literal, TypeVar
+
+from bridge.pipeline.decisions import (
+    Accept,
+    Allow,
+    Ask,
+    Block,
+    Deny,
+    PostDecision,
+    PreDecision,
+    ReplaceContent,
+    ReplaceValue,
+)
+from bridge.pipeline.execution import Execution, ToolResult
+
+F = TypeVar("F")
+
+
+@dataclass(frozen=True, slots=True)
+class Named(Generic[F]):
+    """A listener with the name the trace and the audit know it by."""
+
+    name: str
+    fn: F
+
+
+class CancelSignal:
+    """Cooperative cancellation handed down the execute waterfall."""
+
+    __slots__ = ("_cancelled",)
+
+    def __init__(self) -> None:
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+
+PreListener = Callable[[Execution, Callable[[], PreDecision]], PreDecision]
+Guard = Callable[[Execution], str | None]
+Tool = Callable[[Execution, CancelSignal], ToolResult]
+Wrapper = Callable[[Execution, CancelSignal, Callable[[CancelSignal], ToolResult]], ToolResult]
+PostListener = Callable[[Execution, ToolResult, Callable[[], PostDecision]], PostDecision]
+Observer = Callable[[Execution, ToolResult], None]
+
+# "deferred": the host asks the user itself after we answer (Claude Code's permission prompt).
+Approval = Literal["allowed_once", "rejected", "cancelled", "unavailable", "deferred"]
+ApprovalChannel = Callable[[Execution, Ask], Approval]
+
+
+@dataclass(frozen=True)
+class Stations:
+    pre_execute: Sequence[Named[PreListener]] = ()
+    guards: Sequence[Named[Guard]] = ()
+    wrappers: Sequence[Named[Wrapper]] = ()
+    post_execute: Sequence[Named[PostListener]] = ()
+    observers: Sequence[Named[Observer]] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One station's word on the call, for the trace."""
+
+    station: str
+    name: str
+    outcome: str
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    decision: PreDecision
+    result: ToolResult | None = None
+    trace: tuple[Step, ...] = field(default=())
+
+
+def _describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+def _pre_execute(
+    execution: Execution, listeners: Sequence[Named[PreListener]], trace: list[Step]
+) -> PreDecision:
+    def call(index: int) -> PreDecision:
+        if index == len(listeners):
+            return Allow()
+        listener = listeners[index]
+        handed_on = False
+
+        def next_() -> PreDecision:
+            nonlocal handed_on
+            handed_on = True
+            return call(index + 1)
+
+        try:
+            decision = listener.fn(execution, next_)
+        except Exception as error:  # a listener that throws denies: fail closed
+            trace.append(Step("pre_execute", listener.name, "error", _describe(error)))
+            return Deny(f"pre-execute listener {listener.name} failed: {_describe(error)}")
+        if not isinstance(decision, Allow | Deny | Ask):
+            trace.append(Step("pre_execute", listener.name, "error", repr(decision)))
+            return Deny(f"pre-execute listener {listener.name} returned {decision!r}")
+        if not handed_on:
+            trace.append(Step("pre_execute", listener.name, _kind(decision), _reason(decision)))
+        return decision
+
+    return call(0)
+
+
+def _kind(decision: PreDecision) -> str:
+    return type(decision).__name__.lower()
+
+
+def _reason(decision: PreDecision) -> str:
+    return "" if isinstance(decision, Allow) else decision.reason
+
+
+def _approve(
+    execution: Execution, ask: Ask, channel: ApprovalChannel | None, trace: list[Step]
+) -> PreDecision:
+    if channel is None:
+        answer: Approval = "unavailable"
+    else:
+        try:
+            answer = channel(execution, ask)
+        except Exception as error:
+            trace.append(Step("approval", "channel", "error", _describe(error)))
+            answer = "unavailable"
+    trace.append(Step("approval", "channel", answer, ask.reason))
+    if answer == "allowed_once":
+        return Allow()
+    if answer == "deferred":
+        return ask
+    why = f": {ask.reason}" if ask.reason else ""
+    if answer == "unavailable":
+        return Deny(f"approval required but no approval channel is available{why}")
+    return Deny(f"approval {answer}{why}")
+
+
+def _guard(execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step]) -> str | None:
+    """The first objection, if any. Guards can only deny, so their order never changes yes/no."""
+    for guard in guards:
+        try:
+            objection = guard.fn(execution)
+        except Exception as error:
+            trace.append(Step("guard", guard.name, "error", _describe(error)))
+            return f"guard {guard.name} failed: {_describe(error)}"
+        if objection is not None:
+            reason = str(objection) or f"guard {guard.name} objected"
+            trace.append(Step("guard", guard.name, "deny", reason))
+            return reason
+        trace.append(Step("guard", guard.name, "abstain"))
+    return None
+
+
+def decide(
+    execution: Execution,
+    stations: Stations,
+    approval: ApprovalChannel | None = None,
+) -> Outcome:
+    """Pre-execute, approval, guards: may this call run?
+
+    Guards also run on an `Ask` whose approval is deferred to the host: had the host approved,
+    they would run next, so a guard's objection must win over the pending question.
+    """
+    trace: list[Step] = []
+    decision = _pre_execute(execution, stations.pre_execute, trace)
+    if isinstance(decision, Ask):
+        decision = _approve(execution, decision, approval, trace)
+    if not isinstance(decision, Deny):
+        objection = _guard(execution, stations.guards, trace)
+        if objection is not None:
+            decision = Deny(objection)
+    return Outcome(decision=decision, trace=tuple(trace))
+
+
+def denial_result(reason: str) -> ToolResult:
+    """A denial materialised as a result: the body never ran, the rest of the pipeline sees it."""
+    return ToolResult(content=f"Error: {reason}", is_error=True, code="DENIED", post_result=True)
+
+
+def error_result(message: str, code: str) -> ToolResult:
+    return ToolResult(content=f"Error: {message}", is_error=True, code=code)
+
+
+def _execute(
+    execution: Execution,
+    tools: Mapping[str, Tool],
+    wrappers: Sequence[Named[Wrapper]],
+    trace: list[Step],
+) -> ToolResult:
+    body = tools.get(execution.tool_name)
+    if body is None:
+        trace.append(Step("execute", execution.tool_name, "unknown"))
+        return error_result(f'unknown tool "{execution.tool_name}"', "UNKNOWN_TOOL")
+
+    def call(index: int, signal: CancelSignal) -> ToolResult:
+        if index == len(wrappers):
+            return body(execution, signal)
+        return wrappers[index].fn(execution, signal, lambda swapped: call(index + 1, swapped))
+
+    try:
+        result = call(0, CancelSignal())
+    except Exception as error:
+        trace.append(Step("execute", execution.tool_name, "error", _describe(error)))
+        return error_result(_describe(error), "TOOL_ERROR")
+    trace.append(Step("execute", execution.tool_name, "error" if result.is_error else "ok"))
+    return result
+
+
+def _apply(result: ToolResult, decision: PostDecision) -> ToolResult:
+    context = result.context + decision.context
+    if isinstance(decision, Block):
+        return replace(
+            result, content=f"Error: {decision.reason}", is_error=True, code="BLOCKED",
+            context=context,
+        )
+    if isinstance(decision, ReplaceContent):
+        return replace(result, content=decision.content, context=context)
+    if isinstance(decision, ReplaceValue) and not result.is_error:
+        return replace(result, value=decision.value, context=context)
+    return replace(result, context=context)
+
+
+def _post_execute(
+    execution: Execution,
+    result: ToolResult,
+    listeners: Sequence[Named[PostListener]],
+    trace: list[Step],
+) -> ToolResult:
+    def call(index: int) -> PostDecision:
+        if index == len(listeners):
+            return Accept()
+        listener = listeners[index]
+        try:
+            decision = listener.fn(execution, result, lambda: call(index + 1))
+        except Exception as error:  # a post listener that throws turns the result into an error
+            trace.append(Step("post_execute", listener.name, "error", _describe(error)))
+            return Block(f"post-execute listener {listener.name} failed: {_describe(error)}")
+        if not isinstance(decision, Accept | ReplaceContent | ReplaceValue | Block):
+            trace.append(Step("post_execute", listener.name, "error", repr(decision)))
+            return Block(f"post-execute listener {listener.name} returned {decision!r}")
+        trace.append(
+            Step("post_execute", listener.name, type(decision).__name__.lower(),
+                 decision.reason if isinstance(decision, Block) else "")
+        )
+        return decision
+
+    return _apply(result, call(0))
+
+
+def _observe(
+    execution: Execution, result: ToolResult, observers: Sequence[Named[Observer]],
+    trace: list[Step],
+) -> None:
+    for observer in observers:
+        try:
+            observer.fn(execution, result)
+        except Exception as error:  # contained: an observer can never change the outcome
+            trace.append(Step("observer", observer.name, "error", _describe(error)))
+        else:
+            trace.append(Step("observer", observer.name, "ok"))
+
+
+def finish(
+    execution: Execution, result: ToolResult, stations: Stations
+) -> tuple[ToolResult, tuple[Step, ...]]:
+    """Post-execute and observers on a result (a real one or a materialised denial)."""
+    trace: list[Step] = []
+    final = _post_execute(execution, result, stations.post_execute, trace)
+    _observe(execution, final, stations.observers, trace)
+    return final, tuple(trace)
+
+
+def run_tool(
+    execution: Execution,
+    stations: Stations,
+    tools: Mapping[str, Tool],
+    approval: ApprovalChannel | None = None,
+) -> Outcome:
+    """The whole pipeline for a host that runs its own tools."""
+    verdict = decide(execution, stations, approval)
+    trace = list(verdict.trace)
+    decision = verdict.decision
+    if isinstance(decision, Ask):  # an in-process host has nobody to defer to
+        decision = Deny(f"approval was deferred but this host cannot ask: {decision.reason}")
+    if isinstance(decision, Deny):
+        result = denial_result(decision.reason)
+    else:
+        result = _execute(execution, tools, stations.wrappers, trace)
+    final, post_trace = finish(execution, result, stations)
+    return Outcome(decision=decision, result=final, trace=(*trace, *post_trace))

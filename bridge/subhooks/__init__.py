@@ -1,0 +1,1 @@
+"""CC-format sub-hooks: which ones match, running them in parallel, and folding their verdicts."""

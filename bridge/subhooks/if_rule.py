@@ -1,0 +1,55 @@
+"""The `if` field of a CC handler: a permission-rule pattern such as `Bash(git *)` or
+`Edit(src/**)`, narrowing when the handler runs below what the matcher already selected."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from fnmatch import fnmatchcase
+from typing import Any
+
+_RULE = re.compile(r"\s*([A-Za-z0-9_\-]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
+_PATH_KEYS = ("file_path", "notebook_path", "path")
+
+
+class IfRuleError(ValueError):
+    pass
+
+
+def parse(rule: str) -> tuple[str, str | None]:
+    found = _RULE.fullmatch(rule)
+    if found is None:
+        raise IfRuleError(f"`if` rule {rule!r} must look like Tool or Tool(pattern)")
+    return found.group(1), found.group(2)
+
+
+def _bash_matches(pattern: str, command: str) -> bool:
+    from bridge.policies.shell import parse_command
+
+    if pattern.endswith(":*"):  # legacy prefix form, `git:*`
+        pattern = pattern[:-2] + "*"
+    parsed = parse_command(command)
+    if parsed.error is not None:
+        return True  # cannot tell: run the hook rather than skip a check
+    return any(fnmatchcase(" ".join(simple.argv), pattern) for simple in parsed.commands)
+
+
+def if_matches(rule: str | None, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+    if rule is None:
+        return True
+    name, pattern = parse(rule)
+    if name != tool_name:
+        return False
+    if pattern is None or pattern in ("", "*"):
+        return True
+    if tool_name == "Bash":
+        return _bash_matches(pattern, str(tool_input.get("command", "")))
+    for key in _PATH_KEYS:
+        value = tool_input.get(key)
+        if isinstance(value, str):
+            return fnmatchcase(value, pattern) or fnmatchcase(value, f"*/{pattern}")
+    url = tool_input.get("url")
+    if isinstance(url, str) and pattern.startswith("domain:"):
+        host = re.sub(r"^[a-z]+://", "", url).split("/")[0].split(":")[0]
+        return fnmatchcase(host, pattern.removeprefix("domain:"))
+    return True

@@ -1,0 +1,205 @@
+"""Running matching sub-hook processes in parallel, each with a timeout and capped output.
+
+One thread drives every process through a selector: stdin is fed without blocking, stdout and
+stderr are drained, and each process's exit is watched through a pidfd. Each hook runs in its own
+process group (session); the whole group is killed on timeout, on output overflow, and at the end
+in any case, so nothing a hook started outlives the call.
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from bridge.subhooks.spec import HookSpec
+from bridge.subhooks.verdict import HookRun
+
+OUTPUT_CAP = 1024 * 1024  # bytes per stream; more is a failure, never a truncated answer
+EXIT_GRACE = 0.25  # seconds to drain pipes a hook's children still hold after it exited
+_CHUNK = 65536
+
+
+def substitute(text: str, env: Mapping[str, str]) -> str:
+    """CC's placeholders, replaced as plain text (no shell expansion of anything else)."""
+    for name in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT"):
+        value = env.get(name)
+        if value is not None:
+            text = text.replace("${" + name + "}", value)
+    return text
+
+
+def argv_of(hook: HookSpec, env: Mapping[str, str]) -> list[str]:
+    command = substitute(hook.command or "", env)
+    if hook.args is not None:
+        return [command, *(substitute(arg, env) for arg in hook.args)]
+    return [hook.shell or "sh", "-c", command]
+
+
+@dataclass
+class _Live:
+    hook: HookSpec
+    process: subprocess.Popen[bytes]
+    started: float
+    deadline: float
+    pidfd: int
+    stdin: bytes
+    written: int = 0
+    out: bytearray = field(default_factory=bytearray)
+    err: bytearray = field(default_factory=bytearray)
+    open_streams: int = 2
+    exited_at: float | None = None
+    error: str | None = None
+    ended: float = 0.0
+    done: bool = False
+
+
+def _kill_group(live: _Live) -> None:
+    try:
+        os.killpg(live.process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
+           now: float) -> _Live | HookRun:
+    argv = argv_of(hook, env)
+    try:
+        process = subprocess.Popen(
+            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            cwd=cwd or None, env=dict(env), start_new_session=True, close_fds=True,
+        )
+    except OSError as error:
+        return HookRun(exit_code=None, error=f"could not start {argv[0]!r}: {error.strerror}")
+    assert process.stdin and process.stdout and process.stderr
+    for stream in (process.stdin, process.stdout, process.stderr):
+        os.set_blocking(stream.fileno(), False)
+    return _Live(hook=hook, process=process, started=now, deadline=now + hook.timeout,
+                 pidfd=os.pidfd_open(process.pid), stdin=data)
+
+
+def run_hooks(
+    hooks: Sequence[HookSpec], data: bytes, env: Mapping[str, str], cwd: str | None,
+    output_cap: int = OUTPUT_CAP,
+) -> list[HookRun]:
+    """Run every hook at once on the same stdin; one HookRun per hook, in the order given."""
+    now = time.monotonic()
+    runs: list[HookRun | None] = [None] * len(hooks)
+    live: dict[int, _Live] = {}
+    with selectors.DefaultSelector() as selector:
+        for index, hook in enumerate(hooks):
+            started = _start(hook, data, env, cwd, now)
+            if isinstance(started, HookRun):
+                runs[index] = started
+                continue
+            live[index] = started
+            process = started.process
+            assert process.stdin and process.stdout and process.stderr
+            selector.register(process.stdout, selectors.EVENT_READ, (index, "out"))
+            selector.register(process.stderr, selectors.EVENT_READ, (index, "err"))
+            selector.register(started.pidfd, selectors.EVENT_READ, (index, "exit"))
+            if data:
+                selector.register(process.stdin, selectors.EVENT_WRITE, (index, "in"))
+            else:
+                process.stdin.close()
+        try:
+            _drive(selector, live, output_cap)
+        finally:
+            for index, item in live.items():
+                runs[index] = _finish(item)
+    return [run if run is not None else HookRun(exit_code=None, error="never ran")
+            for run in runs]
+
+
+def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap: int) -> None:
+    while any(not item.done for item in live.values()):
+        now = time.monotonic()
+        for item in live.values():
+            if item.done:
+                continue
+            if now >= item.deadline:
+                item.error = f"timed out after {item.hook.timeout:g}s"
+                _close(selector, item)
+            elif item.exited_at is not None and (
+                item.open_streams == 0 or now >= item.exited_at + EXIT_GRACE
+            ):
+                _close(selector, item)
+        pending = [item for item in live.values() if not item.done]
+        if not pending:
+            return
+        wake = min(
+            min(item.deadline, item.exited_at + EXIT_GRACE if item.exited_at else item.deadline)
+            for item in pending
+        )
+        for key, _mask in selector.select(timeout=max(0.0, wake - time.monotonic())):
+            index, what = key.data
+            _service(selector, live[index], what, key.fileobj, output_cap)
+
+
+def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: object,
+             output_cap: int) -> None:
+    process = item.process
+    if what == "exit":
+        selector.unregister(item.pidfd)
+        item.exited_at = time.monotonic()
+        return
+    if what == "in":
+        assert process.stdin
+        try:
+            item.written += os.write(process.stdin.fileno(), item.stdin[item.written:][:_CHUNK])
+        except (BrokenPipeError, OSError):  # the hook does not read its stdin: that is its right
+            item.written = len(item.stdin)
+        if item.written >= len(item.stdin):
+            selector.unregister(process.stdin)
+            process.stdin.close()
+        return
+    fd = stream.fileno()  # type: ignore[attr-defined]
+    try:
+        chunk = os.read(fd, _CHUNK)
+    except BlockingIOError:
+        return
+    if not chunk:
+        selector.unregister(stream)
+        item.open_streams -= 1
+        return
+    buffer = item.out if what == "out" else item.err
+    buffer += chunk
+    if len(buffer) > output_cap:
+        item.error = f"std{what} exceeded the {output_cap}-byte output cap"
+        _close(selector, item)
+
+
+def _close(selector: selectors.BaseSelector, item: _Live) -> None:
+    """Kill what is left of the hook's process group and stop watching its streams."""
+    _kill_group(item)
+    for stream in (item.process.stdin, item.process.stdout, item.process.stderr):
+        if stream is None or stream.closed:
+            continue
+        try:
+            selector.unregister(stream)
+        except (KeyError, ValueError):
+            pass
+        stream.close()
+    if item.exited_at is None:
+        try:
+            selector.unregister(item.pidfd)
+        except (KeyError, ValueError):
+            pass
+    item.ended = time.monotonic()
+    item.done = True
+
+
+def _finish(item: _Live) -> HookRun:
+    _kill_group(item)
+    exit_code = item.process.wait()
+    os.close(item.pidfd)
+    duration = ((item.ended or time.monotonic()) - item.started) * 1000
+    if item.error is not None:
+        return HookRun(exit_code=None, stdout=bytes(item.out), stderr=bytes(item.err),
+                       duration_ms=duration, error=item.error)
+    return HookRun(exit_code=exit_code, stdout=bytes(item.out), stderr=bytes(item.err),
+                   duration_ms=duration)

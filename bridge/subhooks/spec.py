@@ -1,0 +1,45 @@
+"""A configured sub-hook handler, compiled to plain values (no pydantic on the hot path)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+OnFailure = Literal["block", "ignore"]
+
+
+@dataclass(frozen=True, slots=True)
+class HookSpec:
+    """One CC handler as ccbridge runs it.
+
+    `where` names the file and place it was configured (for audit, explain and errors);
+    `order` is its position in config order, used only where the issue asks for config order
+    (contexts and system messages), never for the verdict or its reason.
+    """
+
+    event: str
+    name: str
+    where: str
+    order: int
+    type: str = "command"
+    matcher: str | None = None
+    command: str | None = None
+    args: tuple[str, ...] | None = None
+    shell: str | None = None
+    timeout: float = 20.0
+    on_failure: OnFailure = "block"
+    if_rule: str | None = None
+    is_async: bool = False
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """Identical handlers (same thing run the same way) run once, as in CC."""
+        return (self.type, self.command, self.args, self.shell, self.if_rule)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> HookSpec:
+        args = data.get("args")
+        return cls(**{**data, "args": tuple(args) if args is not None else None})

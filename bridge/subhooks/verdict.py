@@ -1,0 +1,32 @@
+"""What one sub-hook said, as a value, before any folding."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+# "block" is PostToolUse's word for deny; "failure" is a hook that did not give a usable answer.
+Kind = Literal["deny", "ask", "allow", "defer", "none", "block", "failure"]
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    kind: Kind
+    reason: str = ""
+    context: str = ""
+    system_message: str = ""
+    updated_input: Mapping[str, Any] | None = None
+    updated_output: Any = None
+    stop_reason: str | None = None  # set when the hook answered `continue: false`
+
+
+@dataclass(frozen=True, slots=True)
+class HookRun:
+    """How one sub-hook process went: its exit and output, or why it never answered."""
+
+    exit_code: int | None
+    stdout: bytes = b""
+    stderr: bytes = b""
+    duration_ms: float = 0.0
+    error: str | None = None  # could not start, timed out, output over the cap

@@ -1,0 +1,89 @@
+"""What ccbridge prints back to Claude Code. It never emits `allow`, `updatedInput` or `defer`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from bridge.pipeline import Ask, Deny, PreDecision
+
+# Exit 2 blocks on every CC version; since 2.1.197 CC also reads the JSON and prefers its reason.
+DENY_EXIT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    payload: dict[str, Any]
+    exit_code: int = 0
+    stderr: str = ""
+
+    @property
+    def stdout(self) -> bytes:
+        return orjson.dumps(self.payload) + b"\n" if self.payload else b""
+
+    @property
+    def decision(self) -> str:
+        """deny / ask / block / none: the one word the audit and the tests look at."""
+        specific = self.payload.get("hookSpecificOutput", {})
+        return str(specific.get("permissionDecision") or self.payload.get("decision") or "none")
+
+    @property
+    def reason(self) -> str:
+        specific = self.payload.get("hookSpecificOutput", {})
+        return str(specific.get("permissionDecisionReason") or self.payload.get("reason") or "")
+
+
+def _common(system_messages: Sequence[str], stop_reason: str | None) -> dict[str, Any]:
+    payload: dict[str, Any] = {}
+    if system_messages:
+        payload["systemMessage"] = "\n\n".join(system_messages)
+    if stop_reason:
+        payload["continue"] = False
+        payload["stopReason"] = stop_reason
+    return payload
+
+
+def pre_tool_use(
+    decision: PreDecision,
+    contexts: Sequence[str] = (),
+    system_messages: Sequence[str] = (),
+    stop_reason: str | None = None,
+) -> Answer:
+    payload = _common(system_messages, stop_reason)
+    specific: dict[str, Any] = {"hookEventName": "PreToolUse"}
+    if isinstance(decision, Deny | Ask):
+        specific["permissionDecision"] = "deny" if isinstance(decision, Deny) else "ask"
+        specific["permissionDecisionReason"] = decision.reason
+    if contexts:
+        specific["additionalContext"] = "\n\n".join(contexts)
+    if len(specific) > 1:
+        payload["hookSpecificOutput"] = specific
+    if isinstance(decision, Deny):
+        return Answer(payload, DENY_EXIT, decision.reason)
+    return Answer(payload)
+
+
+def deny(reason: str) -> Answer:
+    return pre_tool_use(Deny(reason))
+
+
+def post_tool_use(
+    event_name: str,
+    block_reason: str | None,
+    contexts: Sequence[str] = (),
+    system_messages: Sequence[str] = (),
+    stop_reason: str | None = None,
+) -> Answer:
+    """PostToolUse / PostToolUseFailure: the tool already ran, so a block is feedback."""
+    payload = _common(system_messages, stop_reason)
+    if block_reason is not None:
+        payload["decision"] = "block"
+        payload["reason"] = block_reason
+    if contexts:
+        payload["hookSpecificOutput"] = {
+            "hookEventName": event_name, "additionalContext": "\n\n".join(contexts)
+        }
+    return Answer(payload)

@@ -1,0 +1,86 @@
+"""Reading one hook event from stdin, tolerating whatever extra fields Claude Code adds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+# A Write of a large file is normal; anything past this is refused, never truncated.
+MAX_EVENT_BYTES = 16 * 1024 * 1024
+
+TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
+
+
+class EventError(ValueError):
+    """Stdin did not hold a hook event we can judge; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class HookEvent:
+    name: str
+    raw: Mapping[str, Any]
+    data: bytes
+
+    @property
+    def session_id(self) -> str:
+        return _text(self.raw.get("session_id"))
+
+    @property
+    def cwd(self) -> str:
+        return _text(self.raw.get("cwd"))
+
+    @property
+    def tool_name(self) -> str:
+        return _text(self.raw.get("tool_name"))
+
+    @property
+    def tool_input(self) -> Mapping[str, Any]:
+        value = self.raw.get("tool_input")
+        return value if isinstance(value, Mapping) else {}
+
+    @property
+    def tool_use_id(self) -> str:
+        return _text(self.raw.get("tool_use_id"))
+
+    @property
+    def agent_id(self) -> str | None:
+        value = self.raw.get("agent_id")
+        return value if isinstance(value, str) and value else None
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def read_event(stream: Any, limit: int = MAX_EVENT_BYTES) -> HookEvent:
+    """One JSON object from a binary stream; raises EventError with a clear reason."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise EventError(f"hook event on stdin is larger than the {limit}-byte cap")
+    return parse_event(data)
+
+
+def parse_event(data: bytes) -> HookEvent:
+    if not data.strip():
+        raise EventError("stdin was empty: expected one hook event as a JSON object")
+    try:
+        raw = orjson.loads(data)
+    except orjson.JSONDecodeError as error:
+        raise EventError(f"stdin is not valid JSON: {error}") from None
+    if not isinstance(raw, dict):
+        raise EventError(f"hook event must be a JSON object, got {type(raw).__name__}")
+    name = raw.get("hook_event_name")
+    if not isinstance(name, str) or not name:
+        raise EventError("hook event has no hook_event_name string")
+    if name in TOOL_EVENTS:
+        if not isinstance(raw.get("tool_name"), str) or not raw["tool_name"]:
+            raise EventError(f"{name} event has no tool_name string")
+        if not isinstance(raw.get("tool_input"), dict):
+            raise EventError(f"{name} event has no tool_input object")
+    for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
+        if key in raw and raw[key] is not None and not isinstance(raw[key], str):
+            raise EventError(f"hook event field {key} must be a string")
+    return HookEvent(name=name, raw=raw, data=data)

@@ -1,0 +1,118 @@
+"""Reading a sub-hook's exit code and output the way Claude Code reads them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from bridge.subhooks.verdict import HookRun, Verdict
+
+_PRE_DECISIONS = {"allow": "allow", "deny": "deny", "ask": "ask", "defer": "defer"}
+_LEGACY = {"approve": "allow", "block": "deny"}
+_TAIL = 2000
+
+
+def _text(data: bytes) -> str:
+    text = data.decode("utf-8", "replace").strip()
+    return text if len(text) <= _TAIL else "…" + text[-_TAIL:]
+
+
+def _string(payload: Mapping[str, Any], key: str) -> str:
+    value = payload.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"{key} must be a string, got {type(value).__name__}")
+    return value
+
+
+def read_run(event_name: str, run: HookRun) -> Verdict:
+    """CC's rules: exit 0 + JSON starting with `{` is read; exit 2 blocks with stderr as reason
+    (a valid JSON reason on stdout wins, as on newer CC); any other exit is a failure."""
+    if run.error is not None:
+        return Verdict("failure", reason=run.error)
+    stdout = run.stdout.strip()
+    if run.exit_code == 2:
+        reason = _text(run.stderr)
+        if stdout.startswith(b"{"):
+            try:
+                verdict = read_json(event_name, stdout)
+            except ValueError:
+                verdict = None
+            if verdict is not None and verdict.reason:
+                reason = verdict.reason
+        return Verdict("block" if event_name != "PreToolUse" else "deny",
+                       reason=reason or "exited with code 2")
+    if run.exit_code != 0:
+        detail = _text(run.stderr) or _text(run.stdout)
+        return Verdict("failure", reason=f"exited with code {run.exit_code}"
+                       + (f": {detail}" if detail else ""))
+    if not stdout.startswith(b"{"):
+        return Verdict("none")
+    try:
+        return read_json(event_name, stdout)
+    except ValueError as error:
+        return Verdict("failure", reason=f"printed invalid output: {error}")
+
+
+def read_json(event_name: str, stdout: bytes) -> Verdict:
+    """The JSON answer of an exit-0 hook. Raises ValueError for anything CC would not accept."""
+    try:
+        payload = orjson.loads(stdout)
+    except orjson.JSONDecodeError as error:
+        raise ValueError(f"malformed JSON ({error})") from None
+    if not isinstance(payload, dict):
+        raise ValueError("JSON output is not an object")
+    specific = payload.get("hookSpecificOutput")
+    if specific is None:
+        specific = {}
+    elif not isinstance(specific, dict):
+        raise ValueError("hookSpecificOutput must be an object")
+    elif specific.get("hookEventName") != event_name:
+        raise ValueError(
+            f"hookSpecificOutput.hookEventName is {specific.get('hookEventName')!r}, "
+            f"expected {event_name!r}"
+        )
+    system_message = _string(payload, "systemMessage")
+    context = _string(specific, "additionalContext")
+    stop_reason = None
+    if "continue" in payload:
+        if not isinstance(payload["continue"], bool):
+            raise ValueError("continue must be a boolean")
+        if payload["continue"] is False:
+            stop_reason = _string(payload, "stopReason") or "a hook asked Claude to stop"
+    updated_input = specific.get("updatedInput")
+    if updated_input is not None and not isinstance(updated_input, dict):
+        raise ValueError("updatedInput must be an object")
+    kind, reason = _decision(event_name, payload, specific)
+    if stop_reason is not None and kind not in ("deny", "block"):
+        kind, reason = ("deny" if event_name == "PreToolUse" else "block"), stop_reason
+    updated_output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
+    return Verdict(kind, reason=reason, context=context, system_message=system_message,
+                   updated_input=updated_input, updated_output=updated_output,
+                   stop_reason=stop_reason)
+
+
+def _decision(
+    event_name: str, payload: Mapping[str, Any], specific: Mapping[str, Any]
+) -> tuple[Any, str]:
+    legacy = payload.get("decision")
+    if legacy is not None and legacy not in ("approve", "block"):
+        raise ValueError(f"decision must be 'approve' or 'block', got {legacy!r}")
+    legacy_reason = _string(payload, "reason")
+    if event_name == "PreToolUse":
+        decision = specific.get("permissionDecision")
+        if decision is not None:
+            if decision not in _PRE_DECISIONS:
+                raise ValueError(f"permissionDecision {decision!r} is not one of "
+                                 "allow, deny, ask, defer")
+            reason = _string(specific, "permissionDecisionReason") or legacy_reason
+            return _PRE_DECISIONS[decision], reason
+        if legacy is not None:
+            return _LEGACY[legacy], legacy_reason
+        return "none", ""
+    if legacy == "block":
+        return "block", legacy_reason or "blocked by a hook"
+    return "none", ""
