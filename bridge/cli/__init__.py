@@ -51,3 +51,18 @@ def run(config: str | None) -> None:
     from bridge.main import run as run_event
 
     sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ))
+
+
+def _register() -> None:
+    from bridge.cli.check import check
+    from bridge.cli.doctor import doctor
+    from bridge.cli.explain import explain
+    from bridge.cli.install import install
+    from bridge.cli.schema import schema
+    from bridge.cli.uninstall import uninstall
+
+    for command in (install, uninstall, explain, check, schema, doctor):
+        cli.add_command(command)
+
+
+_register()

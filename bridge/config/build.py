@@ -88,7 +88,8 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML: {error}") from None
+        problem = getattr(error, "problem", None) or str(error)
+        raise ConfigError(f"{path}{line}: not valid YAML: {problem}") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

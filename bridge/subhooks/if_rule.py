@@ -24,14 +24,15 @@ def parse(rule: str) -> tuple[str, str | None]:
 
 
 def _bash_matches(pattern: str, command: str) -> bool:
-    from bridge.policies.shell import parse_command
+    from bridge.policies.shell import Unparseable, parse
 
     if pattern.endswith(":*"):  # legacy prefix form, `git:*`
         pattern = pattern[:-2] + "*"
-    parsed = parse_command(command)
-    if parsed.error is not None:
+    script = parse(command)
+    if isinstance(script, Unparseable):
         return True  # cannot tell: run the hook rather than skip a check
-    return any(fnmatchcase(" ".join(simple.argv), pattern) for simple in parsed.commands)
+    # Each subcommand on its own, wrappers (sudo, env, timeout ...) stripped, as CC does.
+    return any(fnmatchcase(" ".join(simple.argv), pattern) for simple in script.commands())
 
 
 def if_matches(rule: str | None, tool_name: str, tool_input: Mapping[str, Any]) -> bool:

@@ -73,8 +73,9 @@ def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             cwd=cwd or None, env=dict(env), start_new_session=True, close_fds=True,
         )
-    except OSError as error:
-        return HookRun(exit_code=None, error=f"could not start {argv[0]!r}: {error.strerror}")
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in argv, env or cwd
+        why = getattr(error, "strerror", None) or str(error)
+        return HookRun(exit_code=None, error=f"could not start {argv[0]!r}: {why}")
     assert process.stdin and process.stdout and process.stderr
     for stream in (process.stdin, process.stdout, process.stderr):
         os.set_blocking(stream.fileno(), False)
@@ -137,7 +138,8 @@ def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap:
         )
         for key, _mask in selector.select(timeout=max(0.0, wake - time.monotonic())):
             index, what = key.data
-            _service(selector, live[index], what, key.fileobj, output_cap)
+            if True:
+                _service(selector, live[index], what, key.fileobj, output_cap)
 
 
 def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: object,

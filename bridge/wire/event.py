@@ -10,6 +10,9 @@ import orjson
 
 # A Write of a large file is normal; anything past this is refused, never truncated.
 MAX_EVENT_BYTES = 16 * 1024 * 1024
+# JSON nested deeper than this is refused: the pipeline and the audit walk it recursively
+# (orjson writes at most 255 levels), and no real tool input comes near it.
+MAX_DEPTH = 200
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 
@@ -55,6 +58,20 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether JSON data nests arrays/objects more than `limit` levels (walked without recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth > limit:
+                return True
+            stack.extend((child, depth + 1) for child in item)
+    return False
+
+
 def read_event(stream: Any, limit: int = MAX_EVENT_BYTES) -> HookEvent:
     """One JSON object from a binary stream; raises EventError with a clear reason."""
     data = stream.read(limit + 1)
@@ -69,9 +86,13 @@ def parse_event(data: bytes) -> HookEvent:
     try:
         raw = orjson.loads(data)
     except orjson.JSONDecodeError as error:
-        raise EventError(f"stdin is not valid JSON: {error}") from None
+        raise EventError(
+            f"stdin is not valid JSON (error at line {error.lineno} column {error.colno})"
+        ) from None
     if not isinstance(raw, dict):
         raise EventError(f"hook event must be a JSON object, got {type(raw).__name__}")
+    if deeper_than(raw, MAX_DEPTH):
+        raise EventError(f"hook event is nested deeper than the {MAX_DEPTH}-level cap")
     name = raw.get("hook_event_name")
     if not isinstance(name, str) or not name:
         raise EventError("hook event has no hook_event_name string")

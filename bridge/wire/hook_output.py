@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 
 from bridge.subhooks.verdict import HookRun, Verdict
+from bridge.wire.event import MAX_DEPTH, deeper_than
 
 _PRE_DECISIONS = {"allow": "allow", "deny": "deny", "ask": "ask", "defer": "defer"}
 _LEGACY = {"approve": "allow", "block": "deny"}
@@ -62,9 +63,11 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
     try:
         payload = orjson.loads(stdout)
     except orjson.JSONDecodeError as error:
-        raise ValueError(f"malformed JSON ({error})") from None
+        raise ValueError(f"malformed JSON at line {error.lineno} column {error.colno}") from None
     if not isinstance(payload, dict):
         raise ValueError("JSON output is not an object")
+    if deeper_than(payload, MAX_DEPTH):
+        raise ValueError(f"JSON output is nested deeper than the {MAX_DEPTH}-level cap")
     specific = payload.get("hookSpecificOutput")
     if specific is None:
         specific = {}

@@ -1,0 +1,111 @@
+"""`ccbridge install`: register ccbridge in a Claude Code settings file."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+import click
+
+from bridge import install as installing
+from bridge.cli.output import file_diff, project_of, say
+from bridge.paths import find_config
+
+SCOPE_HELP = {
+    "user": "~/.claude/settings.json; moved hooks go to ~/.claude/ccbridge.yaml",
+    "project": "<project>/.claude/settings.json (the default); moved hooks go to "
+               "<project>/.claude/ccbridge.yaml",
+    "local": "<project>/.claude/settings.local.json; moved hooks go to "
+             "<project>/.claude/ccbridge.yaml",
+}
+
+
+def scope_options(command: click.Command) -> click.Command:
+    for scope in reversed(list(SCOPE_HELP)):
+        extra = {"default": True} if scope == "project" else {}
+        command = click.option(f"--{scope}", "scope", flag_value=scope, help=SCOPE_HELP[scope],
+                               **extra)(command)
+    return click.option("--dry-run", is_flag=True,
+                        help="Show the changes as a diff and write nothing.")(command)
+
+
+def target_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.Target:
+    home = Path(env.get("HOME") or Path.home())
+    return installing.target(scope, home, project_of(env))
+
+
+def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool, str | None]:
+    """Whether the layered config (as it will be after the install) turns goals on."""
+    from bridge.config.build import compile_sources
+    from bridge.config.compiled import Source, read_sources
+
+    paths, _how = find_config(None, env, project_of(env))
+    if after.config not in paths:
+        paths.append(after.config)
+    sources = [Source(path, after.config_after, (str(path), 0, 0, ""))
+               if path == after.config else read_sources([path])[0] for path in paths
+               if path != after.config or after.config_after is not None]
+    compiled = compile_sources(sources, "install")
+    return bool(compiled.goals.get("enabled")), compiled.error
+
+
+def show(plan: installing.Plan, diff: bool) -> None:
+    """The notes, and with `diff` the changes to both files as a unified diff."""
+    files = ((plan.settings, plan.settings_before, plan.settings_after),
+             (plan.config, plan.config_before, plan.config_after))
+    for path, before, after in files if diff else ():
+        text = file_diff(path, before, after)
+        if text:
+            say(text)
+    for note in plan.notes:
+        say(f"note: {note}")
+
+
+@click.command()
+@scope_options
+def install(scope: installing.Scope, dry_run: bool) -> None:
+    """Register ccbridge in a Claude Code settings file.
+
+    Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure (and for
+    UserPromptSubmit and Stop when goals are enabled) with onFailure "block" and a 60 s
+    timeout. Command hooks the file already has on those tool events move into ccbridge's
+    config, so they run once, behind the bridge; other hooks and every other key stay.
+    Running it again changes nothing; `ccbridge uninstall` puts the files back.
+
+    \b
+    Example:
+      ccbridge install --project --dry-run   # show the diff
+      ccbridge install --project
+    """
+    env = os.environ
+    where = target_of(scope, env)
+    try:
+        command = installing.registration_command(installing.ccbridge_executable(sys.argv[0]))
+        settings, config = installing.read_bytes(where.settings), installing.read_bytes(where.config)
+        plan = installing.plan_install(where, settings, config, command, goals=False)
+        goals, config_error = goals_enabled(env, plan)
+        if goals:
+            plan = installing.plan_install(where, settings, config, command, goals=True)
+    except installing.InstallError as error:
+        raise click.ClickException(str(error)) from None
+    if config_error:
+        plan.notes.append(f"the config has problems, run `ccbridge check`: {config_error}")
+    if not plan.changed:
+        say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        return
+    show(plan, dry_run)
+    if dry_run:
+        say("dry run: nothing was written")
+        return
+    backup = installing.backup_file(env, where.settings)
+    try:
+        installing.write_backup(backup, installing.next_backup(installing.load_backup(backup),
+                                                               plan))
+        installing.apply(plan)
+    except (OSError, installing.InstallError) as error:
+        raise click.ClickException(f"install failed: {error}") from None
+    moved = sum(len(group["hooks"]) for groups in plan.moved.values() for group in groups)
+    say(f"installed ccbridge in {where.settings}"
+        + (f"; moved {moved} hook(s) into {where.config}" if moved else ""))

@@ -1,0 +1,50 @@
+"""`ccbridge uninstall`: take ccbridge out of a Claude Code settings file again."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from bridge import install as installing
+from bridge.cli.install import scope_options, show, target_of
+from bridge.cli.output import say
+
+
+@click.command()
+@scope_options
+def uninstall(scope: installing.Scope, dry_run: bool) -> None:
+    """Take ccbridge out of a Claude Code settings file.
+
+    When neither file was edited since `ccbridge install`, the settings file and ccbridge's
+    config get back their exact original bytes (kept in the state directory). Otherwise the
+    registration is taken out, the moved hooks go back into the settings file, and your other
+    edits stay.
+
+    \b
+    Example:
+      ccbridge uninstall --project --dry-run
+      ccbridge uninstall --project
+    """
+    env = os.environ
+    where = target_of(scope, env)
+    backup_path = installing.backup_file(env, where.settings)
+    try:
+        backup = installing.load_backup(backup_path)
+        plan = installing.plan_uninstall(where, backup, installing.read_bytes(where.settings),
+                                         installing.read_bytes(where.config))
+    except installing.InstallError as error:
+        raise click.ClickException(str(error)) from None
+    if not plan.changed and backup is None:
+        say(f"ccbridge is not installed in {where.settings}; nothing to change")
+        return
+    show(plan, dry_run)
+    if dry_run:
+        say("dry run: nothing was written")
+        return
+    try:
+        installing.apply(plan)
+        installing.write_backup(backup_path, None)
+    except OSError as error:
+        raise click.ClickException(f"uninstall failed: {error}") from None
+    say(f"uninstalled ccbridge from {where.settings}")

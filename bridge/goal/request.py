@@ -1,0 +1,161 @@
+"""A goal request as the model writes it: `ccbridge goal create|update ...` in a Bash command.
+
+The hook and the CLI both reduce a request to the same `key`, which is how the CLI finds the
+outcome the hook recorded for it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from dataclasses import asdict, dataclass
+from pathlib import PurePath
+from typing import Literal
+
+from bridge.goal.errors import Code, GoalError
+from bridge.goal.model import UPDATE_ACTIONS, Action
+
+
+@dataclass(frozen=True, slots=True)
+class GoalRequest:
+    action: Action
+    goal_id: str | None = None
+    revision: int | None = None
+    objective: str | None = None
+    max_rounds: int | None = None
+    reason: str | None = None
+
+    def key(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+
+
+GET: Literal["get"] = "get"
+
+_MENTION = re.compile(r"\bgoal\s+(create|update)\b")
+_PYTHON = re.compile(r"python[0-9.]*")
+_INTEGER = re.compile(r"-?[0-9]+")
+# A shell would expand these even inside double quotes, so the program would not see what we parse.
+_EXPANSION = re.compile(r"[$`\n\r]")
+_OPERATOR_CHARS = "();<>|&"
+
+_CREATE_OPTIONS = {"--objective": "objective", "--max-rounds": "max_rounds"}
+_UPDATE_OPTIONS = {
+    "--id": "goal_id",
+    "--revision": "revision",
+    "--action": "action",
+    "--objective": "objective",
+    "--max-rounds": "max_rounds",
+    "--reason": "reason",
+}
+_INTEGER_FIELDS = frozenset({"revision", "max_rounds"})
+
+
+def _bad(message: str) -> GoalError:
+    return GoalError(
+        Code.INVALID_REQUEST,
+        f"{message}. Run goal changes as one plain command, e.g. "
+        "ccbridge goal update --id ID --revision N --action complete",
+    )
+
+
+def _shell_words(command: str) -> list[str]:
+    """Words as sh splits them; unquoted operators (`;`, `&&`, `>`...) are words of their own."""
+    lexer = shlex.shlex(command, posix=True, punctuation_chars=_OPERATOR_CHARS)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    return list(lexer)
+
+
+def _goal_arguments(tokens: list[str]) -> list[str] | None:
+    """The arguments after `goal` when the command is exactly a ccbridge invocation."""
+    if not tokens:
+        return None
+    program = PurePath(tokens[0]).name
+    if program == "ccbridge":
+        rest = tokens[1:]
+    elif _PYTHON.fullmatch(program) and tokens[1:3] == ["-m", "bridge"]:
+        rest = tokens[3:]
+    else:
+        return None
+    return rest[1:] if rest[:1] == ["goal"] else None
+
+
+def parse_goal_command(command: str) -> GoalRequest | Literal["get"] | None:
+    """The goal request in a Bash command; None when it is not a goal change (or is --help).
+
+    Raises GoalError when the command mentions a goal change but is not one plain invocation.
+    """
+    mentions_change = bool(_MENTION.search(command))
+    try:
+        tokens = _shell_words(command)
+    except ValueError as error:
+        if mentions_change:
+            raise _bad(f"cannot parse the command: {error}") from None
+        return None
+    compound = any(set(token) <= set(_OPERATOR_CHARS) for token in tokens)
+    arguments = None if compound else _goal_arguments(tokens)
+    if arguments is None:
+        if mentions_change:
+            raise _bad("a goal change must be the whole command, not part of a larger one")
+        return None
+    verb, options = (arguments[0], arguments[1:]) if arguments else ("", [])
+    if verb == GET:
+        return GET
+    if verb not in ("create", "update") or "--help" in options:
+        return None
+    if _EXPANSION.search(command):
+        raise _bad("a goal change must not use $, backquotes or line breaks")
+    return _parse_options(verb, options)
+
+
+def _parse_options(verb: str, options: list[str]) -> GoalRequest:
+    known = _CREATE_OPTIONS if verb == "create" else _UPDATE_OPTIONS
+    values: dict[str, str] = {}
+    index = 0
+    while index < len(options):
+        token = options[index]
+        name, has_value, value = token.partition("=")
+        if name not in known:
+            raise _bad(f"goal {verb} does not take {token!r}")
+        if not has_value:
+            if index + 1 >= len(options):
+                raise _bad(f"{name} needs a value")
+            index += 1
+            value = options[index]
+        if known[name] in values:
+            raise _bad(f"{name} is given twice")
+        values[known[name]] = value
+        index += 1
+    return _request(verb, values)
+
+
+def _request(verb: str, values: dict[str, str]) -> GoalRequest:
+    numbers: dict[str, int] = {}
+    for field in _INTEGER_FIELDS & values.keys():
+        if not _INTEGER.fullmatch(values[field]):
+            raise _bad(f"--{field.replace('_', '-')} must be a whole number")
+        numbers[field] = int(values[field])
+    if verb == "create":
+        if "objective" not in values:
+            raise _bad("goal create needs --objective")
+        return GoalRequest(
+            Action.CREATE, objective=values["objective"], max_rounds=numbers.get("max_rounds")
+        )
+    missing = [f"--{name}" for name in ("id", "revision", "action") if _field(name) not in values]
+    if missing:
+        raise _bad(f"goal update needs {', '.join(missing)}")
+    if values["action"] not in {action.value for action in UPDATE_ACTIONS}:
+        raise _bad(f"--action must be one of {', '.join(a.value for a in UPDATE_ACTIONS)}")
+    return GoalRequest(
+        Action(values["action"]),
+        goal_id=values["goal_id"],
+        revision=numbers["revision"],
+        objective=values.get("objective"),
+        max_rounds=numbers.get("max_rounds"),
+        reason=values.get("reason"),
+    )
+
+
+def _field(option: str) -> str:
+    return "goal_id" if option == "id" else option

@@ -1,0 +1,45 @@
+"""Goal settings and where the goal state lives."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bridge.goal.activation import ProcessIdentity, find_cc_process
+
+DB_NAME = "goals.sqlite3"
+# Claude Code ends a turn after this many consecutive Stop-hook blocks unless told otherwise.
+CC_STOP_BLOCK_CAP = 8
+CC_STOP_BLOCK_CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
+
+
+def default_state_dir(environ: Mapping[str, str] = os.environ) -> Path:
+    explicit = environ.get("CCBRIDGE_STATE_DIR")
+    if explicit:
+        return Path(explicit)
+    base = environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "ccbridge"
+
+
+def stop_block_cap_from_env(environ: Mapping[str, str] = os.environ) -> int:
+    """The cap Claude Code applies; hooks inherit Claude Code's environment, so it is visible."""
+    value = environ.get(CC_STOP_BLOCK_CAP_ENV, "")
+    return int(value) if value.isdigit() and int(value) > 0 else CC_STOP_BLOCK_CAP
+
+
+@dataclass(frozen=True, slots=True)
+class GoalSettings:
+    enabled: bool = True
+    # Admitted rounds needed before the model may mark its goal blocked on round authority.
+    blocked_min_rounds: int = 3
+    default_max_rounds: int = 10
+    state_dir: Path = field(default_factory=default_state_dir)
+    stop_block_cap: int = field(default_factory=stop_block_cap_from_env)
+    # Injectable so tests can play a restarted Claude Code process.
+    identity: Callable[[], ProcessIdentity | None] = find_cc_process
+
+    @property
+    def db_path(self) -> Path:
+        return self.state_dir / DB_NAME

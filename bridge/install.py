@@ -1,0 +1,380 @@
+"""Registering ccbridge in a Claude Code settings file, and taking it out again.
+
+Installing moves the hooks ccbridge can run (command hooks, not async, on PreToolUse,
+PostToolUse and PostToolUseFailure) from the settings file into ccbridge's config, so they run
+once, behind the bridge; everything else stays where it was. The registration calls
+`<ccbridge> run` with `onFailure: "block"` and a 60 s timeout, above the 50 s cap ccbridge puts
+on each sub-hook. The original bytes of both files are kept in the state directory, so uninstall
+can put them back exactly when nobody has edited them since.
+
+The planning functions are pure (bytes in, bytes out); `write_plan` and the backup functions do
+the I/O.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+import os
+import shlex
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from bridge.config.schema import MAX_HOOK_TIMEOUT
+from bridge.paths import state_dir
+
+Scope = Literal["user", "project", "local"]
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+GOAL_EVENTS = ("UserPromptSubmit", "Stop")
+CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at MAX_HOOK_TIMEOUT (50 s)
+
+
+class InstallError(ValueError):
+    """A settings or config file install cannot safely edit; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Target:
+    settings: Path
+    config: Path
+
+
+def target(scope: Scope, home: Path, project: Path) -> Target:
+    if scope == "user":
+        return Target(home / ".claude" / "settings.json", home / ".claude" / "ccbridge.yaml")
+    name = "settings.json" if scope == "project" else "settings.local.json"
+    return Target(project / ".claude" / name, project / ".claude" / "ccbridge.yaml")
+
+
+def ccbridge_executable(argv0: str) -> str:
+    """The absolute path of the running ccbridge, so Claude Code finds it whatever its PATH."""
+    candidate = Path(argv0)
+    if candidate.name == "ccbridge" and candidate.is_file():
+        return str(candidate.resolve())
+    found = shutil.which("ccbridge")
+    if found is None:
+        raise InstallError("cannot find the ccbridge executable; run install as `ccbridge install`")
+    return str(Path(found).resolve())
+
+
+def registration_command(executable: str) -> str:
+    return f"{shlex.quote(executable)} run"
+
+
+def registration(command: str) -> dict[str, Any]:
+    return {"type": "command", "command": command, "timeout": CC_TIMEOUT, "onFailure": "block"}
+
+
+def is_registration(handler: Any) -> bool:
+    """A handler that runs `ccbridge run` (whatever path or options it uses)."""
+    if not isinstance(handler, Mapping) or not isinstance(handler.get("command"), str):
+        return False
+    try:
+        words = shlex.split(handler["command"])
+    except ValueError:
+        return False
+    return len(words) >= 2 and Path(words[0]).name == "ccbridge" and words[1] == "run"
+
+
+def _movable(event: str, handler: Any) -> bool:
+    return (event in TOOL_EVENTS and isinstance(handler, Mapping)
+            and handler.get("type") == "command" and bool(handler.get("command"))
+            and not handler.get("async"))
+
+
+@dataclass
+class Plan:
+    settings: Path
+    config: Path
+    settings_before: bytes | None
+    settings_after: bytes | None
+    config_before: bytes | None
+    config_after: bytes | None
+    moved: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return (self.settings_after != self.settings_before
+                or self.config_after != self.config_before)
+
+
+def _sha(content: bytes | None) -> str | None:
+    return hashlib.sha256(content).hexdigest() if content is not None else None
+
+
+def read_settings(path: Path, content: bytes | None) -> dict[str, Any]:
+    if content is None or not content.strip():
+        return {}
+    try:
+        data = json.loads(content)
+    except (UnicodeDecodeError, ValueError) as error:
+        raise InstallError(f"{path}: not valid JSON ({error}); fix it before installing") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}: expected a JSON object at the top")
+    hooks = data.get("hooks", {})
+    if not isinstance(hooks, dict) or not all(isinstance(groups, list)
+                                              for groups in hooks.values()):
+        raise InstallError(f"{path}: `hooks` must map event names to lists of matcher groups")
+    return data
+
+
+def dump_settings(data: Mapping[str, Any]) -> bytes:
+    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
+    timeout = handler.get("timeout")
+    if isinstance(timeout, int | float) and timeout > MAX_HOOK_TIMEOUT:
+        notes.append(f"{event} hook {handler.get('command')!r}: timeout {timeout:g}s lowered to "
+                     f"ccbridge's cap of {MAX_HOOK_TIMEOUT:g}s")
+        return {**handler, "timeout": MAX_HOOK_TIMEOUT}
+    return handler
+
+
+def _split_hooks(hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str, ...],
+                 notes: list[str]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+    """(the settings' new hooks block, the groups moved out of it, per event)."""
+    kept: dict[str, list[Any]] = {}
+    moved: dict[str, list[Any]] = {}
+    for event, groups in hooks.items():
+        placed = False
+        out: list[Any] = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                out.append(group)  # not ours to judge: CC will say what is wrong with it
+                continue
+            ours = [h for h in handlers if is_registration(h)]
+            stay = [h for h in handlers if not is_registration(h) and not _movable(event, h)]
+            go = [_capped(h, event, notes) for h in handlers
+                  if not is_registration(h) and _movable(event, h)]
+            if go:
+                moved.setdefault(event, []).append({**group, "hooks": go})
+            if stay:
+                out.append({**group, "hooks": stay})
+            if ours and event in wanted and not placed:
+                out.append({"hooks": [registration(command)]})
+                placed = True
+        if event in wanted and not placed:
+            out.append({"hooks": [registration(command)]})
+        if out:
+            kept[event] = out
+    for event in wanted:
+        kept.setdefault(event, [{"hooks": [registration(command)]}])
+    return kept, moved
+
+
+def _config_with(path: Path, before: bytes | None, moved: Mapping[str, list[Any]],
+                 settings: Path, notes: list[str]) -> bytes:
+    addition = yaml.safe_dump({"hooks": dict(moved)}, sort_keys=False, allow_unicode=True)
+    if before is None:
+        header = f"# ccbridge config. Hooks moved here from {settings} by `ccbridge install`.\n"
+        return (header + addition).encode()
+    try:
+        data = yaml.safe_load(before.decode("utf-8")) or {}
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        raise InstallError(f"{path}: not valid YAML ({error}); fix it before installing") from None
+    if not isinstance(data, dict):
+        raise InstallError(f"{path}: expected a mapping at the top")
+    if not data.get("hooks"):
+        if "hooks" in data:  # an empty `hooks:` key: rewrite rather than add a second one
+            data.pop("hooks")
+            notes.append(f"{path} was rewritten; its comments were not kept")
+            return yaml.safe_dump({**data, "hooks": dict(moved)}, sort_keys=False,
+                                  allow_unicode=True).encode()
+        text = before.decode("utf-8")
+        return (text + ("" if text.endswith("\n") or not text else "\n") + addition).encode()
+    hooks = data["hooks"]
+    if not isinstance(hooks, dict):
+        raise InstallError(f"{path}: `hooks` must be a mapping of event names")
+    for event, groups in moved.items():
+        hooks[event] = [*(hooks.get(event) or []), *groups]
+    notes.append(f"{path} was rewritten to add the moved hooks; its comments were not kept")
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
+
+
+def plan_install(where: Target, settings_before: bytes | None, config_before: bytes | None,
+                 command: str, goals: bool) -> Plan:
+    data = read_settings(where.settings, settings_before)
+    notes: list[str] = []
+    wanted = TOOL_EVENTS + (GOAL_EVENTS if goals else ())
+    hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
+    after_data = {**data, "hooks": hooks}
+    settings_after = (settings_before if settings_before is not None and after_data == data
+                      else dump_settings(after_data))
+    config_after = config_before
+    if moved:
+        config_after = _config_with(where.config, config_before, moved, where.settings, notes)
+        _check_config(where.config, config_after)
+    return Plan(where.settings, where.config, settings_before, settings_after, config_before,
+                config_after, moved, notes)
+
+
+def _check_config(path: Path, content: bytes) -> None:
+    from bridge.config.build import problems_of
+
+    problems = problems_of(path, content)
+    if problems:
+        listed = "\n".join(f"  {problem}" for problem in problems)
+        raise InstallError(f"the hooks to move would make {path} invalid, nothing was changed:\n"
+                           f"{listed}")
+
+
+def without_registration(path: Path, content: bytes | None,
+                         restored: Mapping[str, list[Any]]) -> bytes | None:
+    """The settings file with every ccbridge registration taken out and `restored` groups put
+    back; the original bytes when that changes nothing."""
+    data = read_settings(path, content)
+    hooks: dict[str, list[Any]] = {}
+    for event, groups in data.get("hooks", {}).items():
+        out = []
+        for group in groups:
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                out.append(group)
+                continue
+            rest = [h for h in handlers if not is_registration(h)]
+            if rest:
+                out.append({**group, "hooks": rest})
+        out += copy.deepcopy(list(restored.get(event, [])))
+        if out:
+            hooks[event] = out
+    for event, groups in restored.items():
+        hooks.setdefault(event, copy.deepcopy(list(groups)))
+    after = {**data, "hooks": hooks} if hooks else {k: v for k, v in data.items() if k != "hooks"}
+    return content if after == data else dump_settings(after)
+
+
+# --- the backup kept in the state directory -------------------------------------------------
+
+def backup_file(env: Mapping[str, str], settings: Path) -> Path:
+    key = hashlib.sha256(str(settings).encode()).hexdigest()[:24]
+    return state_dir(env) / "installs" / f"{key}.json"
+
+
+def _encode(content: bytes | None) -> str | None:
+    return base64.b64encode(content).decode() if content is not None else None
+
+
+def _decode(text: str | None) -> bytes | None:
+    return base64.b64decode(text) if text is not None else None
+
+
+@dataclass
+class Backup:
+    settings: Path
+    config: Path
+    settings_original: bytes | None
+    config_original: bytes | None
+    settings_installed: str | None  # sha256 of what install wrote
+    config_installed: str | None
+    moved: dict[str, list[Any]]
+    exact: bool  # the originals are still the whole truth: no edits between two installs
+
+    def to_json(self) -> dict[str, Any]:
+        return {"settings": str(self.settings), "config": str(self.config),
+                "settings_original": _encode(self.settings_original),
+                "config_original": _encode(self.config_original),
+                "settings_installed": self.settings_installed,
+                "config_installed": self.config_installed,
+                "moved": self.moved, "exact": self.exact}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Backup:
+        return cls(Path(data["settings"]), Path(data["config"]),
+                   _decode(data["settings_original"]), _decode(data["config_original"]),
+                   data["settings_installed"], data["config_installed"], dict(data["moved"]),
+                   bool(data["exact"]))
+
+
+def load_backup(path: Path) -> Backup | None:
+    try:
+        return Backup.from_json(json.loads(path.read_bytes()))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise InstallError(f"{path}: the install backup is unreadable ({error}); remove it to "
+                           "uninstall by taking the registration out only") from None
+
+
+def next_backup(previous: Backup | None, plan: Plan) -> Backup:
+    installed = (_sha(plan.settings_after), _sha(plan.config_after))
+    if previous is None:
+        return Backup(plan.settings, plan.config, plan.settings_before, plan.config_before,
+                      *installed, {k: list(v) for k, v in plan.moved.items()}, True)
+    untouched = (previous.settings_installed == _sha(plan.settings_before)
+                 and previous.config_installed == _sha(plan.config_before))
+    moved = {k: list(v) for k, v in previous.moved.items()}
+    for event, groups in plan.moved.items():
+        moved[event] = [*moved.get(event, []), *groups]
+    return Backup(previous.settings, previous.config, previous.settings_original,
+                  previous.config_original, *installed, moved, previous.exact and untouched)
+
+
+def plan_uninstall(where: Target, backup: Backup | None, settings_now: bytes | None,
+                   config_now: bytes | None) -> Plan:
+    notes: list[str] = []
+    if backup is None:
+        notes.append("no install backup found: only the ccbridge registration is taken out")
+        after = without_registration(where.settings, settings_now, {})
+        return Plan(where.settings, where.config, settings_now, after, config_now, config_now,
+                    notes=notes)
+    config_untouched = _sha(config_now) == backup.config_installed
+    config_after = backup.config_original if config_untouched else config_now
+    if not config_untouched:
+        notes.append(f"{where.config} changed since install and is left as it is")
+    if backup.exact and _sha(settings_now) == backup.settings_installed:
+        return Plan(where.settings, where.config, settings_now, backup.settings_original,
+                    config_now, config_after, notes=notes)
+    notes.append(f"{where.settings} changed since install: the registration is taken out and "
+                 "the moved hooks are put back; your other edits are kept")
+    after = without_registration(where.settings, settings_now, backup.moved)
+    return Plan(where.settings, where.config, settings_now, after, config_now, config_after,
+                notes=notes)
+
+
+def write_file(path: Path, content: bytes | None) -> None:
+    """Atomically replace (or, for None, remove) a file, keeping its permissions."""
+    if content is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.ccbridge-{os.getpid()}.tmp")
+    temporary.write_bytes(content)
+    try:
+        os.chmod(temporary, path.stat().st_mode & 0o7777)
+    except FileNotFoundError:
+        pass
+    os.replace(temporary, path)
+
+
+def write_backup(path: Path, backup: Backup | None) -> None:
+    if backup is None:
+        path.unlink(missing_ok=True)
+        return
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_file(path, json.dumps(backup.to_json(), indent=2).encode())
+
+
+def apply(plan: Plan) -> None:
+    if plan.config_after != plan.config_before:
+        write_file(plan.config, plan.config_after)
+    if plan.settings_after != plan.settings_before:
+        write_file(plan.settings, plan.settings_after)
+
+
+def read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as error:
+        raise InstallError(f"{path}: cannot read it ({error.strerror})") from None

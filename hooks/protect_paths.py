@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Claude Code PreToolUse hook: deny writes to secrets and to Claude Code's settings files.
+
+    protect_paths.py [--protect PATTERN]...
+
+Protects `bridge.policies.protect.DEFAULT_SECRET_PATTERNS` and `CC_SETTINGS_PATTERNS`, plus each
+PATTERN (a path or a glob; relative ones match at any depth). Use it with matcher
+`Bash|Write|Edit|MultiEdit|NotebookEdit`, or load it into ccbridge as a native guard:
+`hooks/protect_paths.py:guard` (the defaults only).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+try:
+    import bridge  # noqa: F401
+except ImportError:  # run from a checkout where ccbridge is not installed
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bridge.pipeline import Execution, Guard
+from bridge.policies.protect import (
+    CC_SETTINGS_PATTERNS,
+    DEFAULT_SECRET_PATTERNS,
+    protected_paths_guard,
+)
+from bridge.wire.answer import deny
+from bridge.wire.event import EventError, read_event
+
+DEFAULTS = (*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS)
+guard = protected_paths_guard(DEFAULTS)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--protect", action="append", default=[], metavar="PATTERN")
+    extra = parser.parse_args(argv).protect
+    chosen: Guard = protected_paths_guard([*DEFAULTS, *extra]) if extra else guard
+    try:
+        event = read_event(sys.stdin.buffer)
+        if event.name != "PreToolUse":
+            return 0
+        execution = Execution.create(event.tool_name, event.tool_input, cwd=event.cwd)
+        reason = chosen(execution)
+    except EventError as error:
+        reason = f"protect_paths hook cannot judge this call: {error}"
+    except Exception as error:  # fail closed, never a traceback
+        reason = f"protect_paths hook failed: {type(error).__name__}: {error}"
+    if reason is not None:
+        sys.stdout.buffer.write(deny(reason).stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

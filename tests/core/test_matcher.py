@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import pytest
+
+from bridge.subhooks.if_rule import IfRuleError, if_matches
+from bridge.subhooks.matcher import MatcherError, matches
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "hit"),
+    [
+        (None, "Bash", True), ("", "Write", True), ("*", "mcp__a__b", True),
+        ("Bash", "Bash", True), ("Bash", "bash", False), ("Bash", "BashOutput", False),
+        ("Write|Edit", "Edit", True), ("Write|Edit", "NotebookEdit", False),
+        ("Write, Edit", "Write", True), ("Write , Bash", "Bash", True),
+        ("Edit.*", "NotebookEdit", True), ("Edit.*", "Edit", True), ("^Edit$", "NotebookEdit", False),
+        ("mcp__.*", "mcp__github__create_issue", True), ("mcp__.*", "Bash", False),
+        ("Notebook.*|Write", "Write", True),
+    ],
+)
+def test_cc_matcher_rules(matcher: str | None, tool: str, hit: bool) -> None:
+    assert matches(matcher, tool) is hit
+
+
+def test_bad_regex_is_an_error() -> None:
+    with pytest.raises(MatcherError):
+        matches("Edit([", "Edit")
+
+
+@pytest.mark.parametrize(
+    ("rule", "tool", "tool_input", "hit"),
+    [
+        (None, "Bash", {}, True),
+        ("Bash", "Bash", {"command": "ls"}, True),
+        ("Bash", "Write", {}, False),
+        ("Bash(git *)", "Bash", {"command": "git push"}, True),
+        ("Bash(git *)", "Bash", {"command": "echo hi"}, False),
+        ("Bash(git *)", "Bash", {"command": "cd x && git status"}, True),
+        ("Bash(git:*)", "Bash", {"command": "git log"}, True),
+        ("Bash(rm *)", "Bash", {"command": "echo 'rm -rf x'"}, False),
+        ("Edit(*.py)", "Edit", {"file_path": "/p/src/a.py"}, True),
+        ("Edit(*.py)", "Edit", {"file_path": "/p/src/a.js"}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://other.org/"}, False),
+    ],
+)
+def test_if_rules(rule: str | None, tool: str, tool_input: dict[str, str], hit: bool) -> None:
+    assert if_matches(rule, tool, tool_input) is hit
+
+
+def test_bad_if_rule() -> None:
+    with pytest.raises(IfRuleError):
+        if_matches("Bash(git", "Bash", {"command": "git"})

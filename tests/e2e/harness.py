@@ -1,0 +1,132 @@
+"""Run the real Claude Code binary against the loopback model stand-in.
+
+The binaries are fetched by `scripts/fetch-claude` into a cache outside the repo; the pinned
+versions live in `.ci/claude-versions` only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sysconfig
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .model_stub import ModelStub, Transcript, Turn
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+VERSIONS_FILE = REPO_ROOT / ".ci" / "claude-versions"
+DEFAULT_TIMEOUT = 60.0
+
+
+def pinned_versions() -> list[str]:
+    lines = VERSIONS_FILE.read_text(encoding="utf-8").splitlines()
+    return [line.strip() for line in lines if line.strip()]
+
+
+def claude_cache() -> Path:
+    configured = os.environ.get("CCBRIDGE_CLAUDE_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "ccbridge" / "claude"
+
+
+def claude_binary(version: str) -> Path | None:
+    """The cached binary for `version`, or None when scripts/fetch-claude has not got it."""
+    binary = claude_cache() / version / "claude"
+    return binary if binary.is_file() and os.access(binary, os.X_OK) else None
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def ccbridge_executable() -> str:
+    """Absolute path of the installed `ccbridge`, preferring this interpreter's own scripts
+    directory over a version-manager shim (one process less on every hook call)."""
+    beside = Path(sysconfig.get_path("scripts")) / "ccbridge"
+    if beside.is_file():
+        return str(beside)
+    found = shutil.which("ccbridge")
+    if found is None:
+        raise RuntimeError("ccbridge is not installed: run pip install -e '.[test]'")
+    return str(Path(found).resolve())
+
+
+@dataclass(frozen=True)
+class Result:
+    json_output: dict[str, Any] | None
+    requests: Transcript
+    returncode: int
+    stderr: str
+
+    @property
+    def permission_denials(self) -> list[dict[str, Any]]:
+        if self.json_output is None:
+            return []
+        denials = self.json_output.get("permission_denials", [])
+        return denials if isinstance(denials, list) else []
+
+
+def _trust_project(home: Path, project_dir: Path) -> None:
+    """Project settings (its permission rules) only count in a workspace CC trusts."""
+    state = {"projects": {str(project_dir): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
+
+
+def _parse_output(stdout: str) -> dict[str, Any] | None:
+    try:
+        parsed = json.loads(stdout)
+    except ValueError:
+        return None
+    return parsed if isinstance(parsed, dict) else None
+
+
+def run_claude(
+    binary: Path,
+    project_dir: Path,
+    settings: Mapping[str, Any],
+    script: Sequence[Turn],
+    prompt: str = "Do the task.",
+    timeout: float = DEFAULT_TIMEOUT,
+    env: Mapping[str, str] | None = None,
+) -> Result:
+    """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
+    answering from `script`. `env` adds to CC's environment (hooks inherit it)."""
+    project_dir = project_dir.resolve()
+    (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
+    (project_dir / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    with tempfile.TemporaryDirectory(prefix="cc-home-") as home_dir, ModelStub(script) as stub:
+        home = Path(home_dir)
+        _trust_project(home, project_dir)
+        cc_env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "ANTHROPIC_API_KEY": "dummy",
+            "ANTHROPIC_BASE_URL": stub.base_url,
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            **(env or {}),
+        }
+        completed = subprocess.run(
+            [str(binary), "-p", prompt, "--output-format", "json"],
+            cwd=project_dir,
+            env=cc_env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+        return Result(
+            json_output=_parse_output(completed.stdout),
+            requests=stub.transcript,
+            returncode=completed.returncode,
+            stderr=completed.stderr,
+        )

@@ -1,0 +1,1 @@
+"""Tests of the shell parser, the dangerous-command guard and the protected-paths guard."""

@@ -1,0 +1,160 @@
+"""Point 2: any mix of misbehaving sub-hooks, in any order, folds to the strictest verdict with
+the same reason, and leaves no process behind."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from .support import Outcome, Sandbox, encode, examples, matching, pre_tool_use
+
+MARKER_VAR = "CCBRIDGE_ROBUSTNESS_MARKER"
+TIMEOUT = 0.5
+
+
+def _answer(decision: str) -> str:
+    return ("cat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
+            f"\"permissionDecision\":\"{decision}\",\"permissionDecisionReason\":\"{decision}: %s\""
+            "}}' \"$1\"")
+
+
+# kind -> (script body, what it counts as: deny / ask / none / failure)
+BEHAVIOUR: dict[str, tuple[str, str]] = {
+    "deny": (_answer("deny"), "deny"),
+    "exit2_binary": ("cat >/dev/null\nprintf '\\377\\376 no' >&2\nexit 2", "deny"),
+    "ask": (_answer("ask"), "ask"),
+    "allow": (_answer("allow"), "none"),
+    "silent": ("cat >/dev/null", "none"),
+    "plain_text": ("echo 'looks fine to me'", "none"),
+    "binary": ("printf '\\377\\376\\000\\001'", "none"),
+    "exits_early_child_holds_pipe": ("sleep 30 &\nexit 0", "none"),
+    "crash": ("kill -SEGV $$", "failure"),
+    "exit1": ("echo oops >&2\nexit 1", "failure"),
+    "garbage": ("printf '{garbage'", "failure"),
+    "timeout": ("sleep 30", "failure"),
+    "ignores_sigterm": ("trap '' TERM\nsleep 30\nsleep 30", "failure"),
+    "huge_output": ("head -c 1100000 /dev/zero | tr '\\0' a", "failure"),
+    "missing": ("", "failure"),
+    "missing_exec": ("", "failure"),
+}
+SLOW = {"timeout", "ignores_sigterm"}
+
+
+def handler(sandbox: Sandbox, index: int, kind: str, ignore: bool) -> dict[str, Any]:
+    body, _ = BEHAVIOUR[kind]
+    name = f"h{index}-{kind}"
+    fields: dict[str, Any] = {"type": "command", "name": name}
+    if kind == "missing":
+        fields["command"] = f"/nonexistent/ccbridge-missing {name}"
+    elif kind == "missing_exec":
+        fields.update(command="/nonexistent/ccbridge-missing", args=[name])
+    else:
+        script = sandbox.script(f"{kind}.sh", body)
+        fields["command"] = f"{script} {name}"
+    if kind in SLOW:
+        fields["timeout"] = TIMEOUT
+    if ignore:
+        fields["onFailure"] = "ignore"
+    return fields
+
+
+def expected(mix: list[tuple[str, bool]]) -> tuple[str, set[str]]:
+    """The folded decision and the names of the hooks whose reasons it must carry."""
+    ranks = {}
+    for index, (kind, ignore) in enumerate(mix):
+        rank = BEHAVIOUR[kind][1]
+        ranks[f"h{index}-{kind}"] = "none" if rank == "failure" and ignore else (
+            "deny" if rank == "failure" else rank)
+    for decision in ("deny", "ask"):
+        names = {name for name, rank in ranks.items() if rank == decision}
+        if names:
+            return decision, names
+    return "none", set()
+
+
+def survivors(marker: str) -> list[int]:
+    """Live (non-zombie) processes that carry the marker in their environment."""
+    found = []
+    needle = f"{MARKER_VAR}={marker}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            environ = (entry / "environ").read_bytes()
+        except OSError:
+            continue
+        if state != "Z" and needle in environ.split(b"\0"):
+            found.append(int(entry.name))
+    return found
+
+
+def assert_none_left(marker: str) -> None:
+    # A SIGKILLed process can take a moment to leave /proc; a survivor stays for good.
+    for _ in range(100):
+        left = survivors(marker)
+        if not left:
+            return
+        time.sleep(0.05)
+    assert not left, f"processes left behind: {left}"
+
+
+def run_mix(sandbox: Sandbox, mix: list[tuple[str, bool]], order: list[int]) -> Outcome:
+    hooks = [handler(sandbox, index, *mix[index]) for index in order]
+    config = sandbox.config(matching(hooks), name=f"mix-{uuid.uuid4().hex}.yaml")
+    marker = uuid.uuid4().hex
+    outcome = sandbox.run(config, encode(pre_tool_use()), {MARKER_VAR: marker})
+    assert_none_left(marker)
+    return outcome
+
+
+mixes = st.lists(st.tuples(st.sampled_from(sorted(BEHAVIOUR)), st.booleans()),
+                 min_size=1, max_size=6)
+
+
+@examples(0.25)
+@given(mix=mixes, data=st.data())
+def test_any_mix_in_any_order(sandbox: Sandbox, mix: list[tuple[str, bool]],
+                              data: st.DataObject) -> None:
+    order = data.draw(st.permutations(range(len(mix))))
+    first = run_mix(sandbox, mix, list(range(len(mix))))
+    second = run_mix(sandbox, mix, list(order))
+    decision, names = expected(mix)
+    for outcome in (first, second):
+        assert outcome.exit_code == (2 if decision == "deny" else 0)
+        assert outcome.decision == decision, (mix, outcome)
+        assert "Traceback" not in outcome.stderr
+        for name in names:
+            assert f"[{name}]" in outcome.reason
+    # Not a byte of the verdict depends on the order (system messages keep config order).
+    assert (second.exit_code, second.decision, second.reason) == (
+        first.exit_code, first.decision, first.reason)
+
+
+def test_every_misbehaviour_at_once_through_the_executable(sandbox: Sandbox) -> None:
+    mix = [(kind, False) for kind in sorted(BEHAVIOUR)]
+    config = sandbox.config(matching([handler(sandbox, i, *item) for i, item in enumerate(mix)]))
+    marker = uuid.uuid4().hex
+    outcome = sandbox.cli(config, encode(pre_tool_use()), {MARKER_VAR: marker})
+    assert_none_left(marker)
+    decision, names = expected(mix)
+    assert (outcome.exit_code, outcome.decision) == (2, decision)
+    assert {name for name in names if f"[{name}]" in outcome.reason} == names
+
+
+def test_the_process_check_sees_a_survivor(sandbox: Sandbox) -> None:
+    """The no-survivor check above can fail: a process that escaped is found."""
+    marker = uuid.uuid4().hex
+    pid = os.spawnve(os.P_NOWAIT, "/bin/sleep", ["sleep", "30"],
+                     {**sandbox.env, MARKER_VAR: marker})
+    try:
+        assert survivors(marker) == [pid]
+    finally:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
