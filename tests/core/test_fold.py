@@ -12,10 +12,22 @@ from bridge.subhooks.verdict import Verdict
 KINDS = ["deny", "ask", "allow", "defer", "none", "failure"]
 
 
-def judged(name: str, kind: str, reason: str = "", on_failure: str = "block", order: int = 0,
-           **extra: object) -> Judged:
-    hook = HookSpec(event="PreToolUse", name=name, where="test", order=order,
-                    command=name, on_failure=on_failure)  # type: ignore[arg-type]
+def judged(
+    name: str,
+    kind: str,
+    reason: str = "",
+    on_failure: str = "block",
+    order: int = 0,
+    **extra: object,
+) -> Judged:
+    hook = HookSpec(
+        event="PreToolUse",
+        name=name,
+        where="test",
+        order=order,
+        command=name,
+        on_failure=on_failure,
+    )  # type: ignore[arg-type]
     return Judged(hook, Verdict(kind, reason=reason, **extra))  # type: ignore[arg-type]
 
 
@@ -45,8 +57,9 @@ def test_order_independent(items: list[Judged], random: object) -> None:
 def test_strictest_wins(items: list[Judged]) -> None:
     kinds = {item.verdict.kind for item in items}
     failing = any(i.verdict.kind == "failure" and i.hook.on_failure == "block" for i in items)
-    expected = ("deny" if "deny" in kinds or failing
-                else "ask" if kinds & {"ask", "defer"} else "none")
+    expected = (
+        "deny" if "deny" in kinds or failing else "ask" if kinds & {"ask", "defer"} else "none"
+    )
     assert fold(items, {}).rank == expected
 
 
@@ -58,8 +71,12 @@ def test_allow_never_survives(items: list[Judged]) -> None:
 
 
 def test_only_winning_rank_reasons_sorted() -> None:
-    items = [judged("z", "deny", "zed"), judged("a", "ask", "ay"), judged("b", "deny", "bee"),
-             judged("c", "failure", "exit 1")]
+    items = [
+        judged("z", "deny", "zed"),
+        judged("a", "ask", "ay"),
+        judged("b", "deny", "bee"),
+        judged("c", "failure", "exit 1"),
+    ]
     assert fold(items, {}).reason == "[b] bee\n\n[c] failed: exit 1\n\n[z] zed"
 
 
@@ -82,8 +99,10 @@ def test_rewrites_recorded_with_diff() -> None:
 
 
 def test_contexts_in_config_order_and_capped() -> None:
-    items = [judged("late", "none", order=2, context="two"),
-             judged("early", "none", order=1, context="one")]
+    items = [
+        judged("late", "none", order=2, context="two"),
+        judged("early", "none", order=1, context="one"),
+    ]
     assert fold(items, {}).contexts == ("one\n\ntwo",)
     huge = [judged("big", "none", context="x" * 20_000)]
     assert len(fold(huge, {}).contexts[0]) == 10_000

@@ -33,8 +33,11 @@ def specific(**fields: object) -> dict[str, object]:
         (pre({}), "none", ""),
         (pre(b"", exit_code=2, stderr=b"stop it\n"), "deny", "stop it"),
         (pre(b"", exit_code=2), "deny", "exited with code 2"),
-        (pre(specific(permissionDecision="deny", permissionDecisionReason="json"), 2, b"err"),
-         "deny", "json"),
+        (
+            pre(specific(permissionDecision="deny", permissionDecisionReason="json"), 2, b"err"),
+            "deny",
+            "json",
+        ),
         (pre({"continue": False, "stopReason": "halt"}), "deny", "halt"),
     ],
 )
@@ -67,21 +70,38 @@ def test_failures(run: HookRun, fragment: str) -> None:
 
 
 def test_extras_are_carried() -> None:
-    verdict = read_run("PreToolUse", pre({
-        "systemMessage": "hello user",
-        **specific(permissionDecision="allow", additionalContext="ctx",
-                   updatedInput={"command": "x"}, someFutureField=1),
-        "anotherNewField": True,
-    }))
+    verdict = read_run(
+        "PreToolUse",
+        pre(
+            {
+                "systemMessage": "hello user",
+                **specific(
+                    permissionDecision="allow",
+                    additionalContext="ctx",
+                    updatedInput={"command": "x"},
+                    someFutureField=1,
+                ),
+                "anotherNewField": True,
+            }
+        ),
+    )
     assert verdict.kind == "allow"
     assert (verdict.context, verdict.system_message) == ("ctx", "hello user")
     assert verdict.updated_input == {"command": "x"}
 
 
 def test_post_tool_use_block_and_context() -> None:
-    run = pre({"decision": "block", "reason": "bad",
-               "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "c",
-                                      "updatedToolOutput": "forged"}})
+    run = pre(
+        {
+            "decision": "block",
+            "reason": "bad",
+            "hookSpecificOutput": {
+                "hookEventName": "PostToolUse",
+                "additionalContext": "c",
+                "updatedToolOutput": "forged",
+            },
+        }
+    )
     verdict = read_run("PostToolUse", run)
     assert (verdict.kind, verdict.reason, verdict.context) == ("block", "bad", "c")
     assert verdict.updated_output == "forged"

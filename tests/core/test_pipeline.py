@@ -54,15 +54,18 @@ def test_whole_pipeline_with_every_station() -> None:
         seen.append("guard")
         return None
 
-    def timing(execution: Execution, signal: CancelSignal,
-               next_: Callable[[CancelSignal], ToolResult]) -> ToolResult:
+    def timing(
+        execution: Execution, signal: CancelSignal, next_: Callable[[CancelSignal], ToolResult]
+    ) -> ToolResult:
         seen.append("wrapper")
         swapped = CancelSignal()
         result = next_(swapped)
         assert not swapped.cancelled
         return result
 
-    def post(execution: Execution, result: ToolResult, next_: Callable[[], PostDecision]) -> PostDecision:
+    def post(
+        execution: Execution, result: ToolResult, next_: Callable[[], PostDecision]
+    ) -> PostDecision:
         seen.append("post")
         return ReplaceContent(result.content.upper(), context=("shouted",))
 
@@ -73,8 +76,10 @@ def test_whole_pipeline_with_every_station() -> None:
         observed.append(result)
 
     stations = Stations(
-        pre_execute=[Named("pre", pre)], guards=[Named("guard", guard)],
-        wrappers=[Named("timing", timing)], post_execute=[Named("post", post)],
+        pre_execute=[Named("pre", pre)],
+        guards=[Named("guard", guard)],
+        wrappers=[Named("timing", timing)],
+        post_execute=[Named("post", post)],
         observers=[Named("observer", observer)],
     )
     outcome = run_tool(CALL, stations, TOOLS)
@@ -118,15 +123,19 @@ def test_approval_answers(answer: Any, expected: PreDecision) -> None:
 
 
 def test_guard_objection_wins_over_a_deferred_question() -> None:
-    stations = Stations(pre_execute=[Named("ask", lambda execution, next_: Ask("sure?"))],
-                        guards=[Named("no", lambda execution: "not this")])
+    stations = Stations(
+        pre_execute=[Named("ask", lambda execution, next_: Ask("sure?"))],
+        guards=[Named("no", lambda execution: "not this")],
+    )
     assert decide(CALL, stations, lambda execution, ask: "deferred").decision == Deny("not this")
 
 
 def test_guards_do_not_run_after_a_deny() -> None:
     ran = []
-    stations = Stations(pre_execute=[Named("d", lambda execution, next_: Deny("no"))],
-                        guards=[Named("g", lambda execution: ran.append(1))])
+    stations = Stations(
+        pre_execute=[Named("d", lambda execution, next_: Deny("no"))],
+        guards=[Named("g", lambda execution: ran.append(1))],
+    )
     assert decide(CALL, stations).decision == Deny("no")
     assert ran == []
 
@@ -182,7 +191,9 @@ def test_post_block_and_replace_value_rules() -> None:
     assert on_error is not None and on_error.value is None  # only successes take a new value
 
 
-def test_throwing_post_listener_turns_result_into_error_and_observer_failures_are_contained() -> None:
+def test_throwing_post_listener_turns_result_into_error_and_observer_failures_are_contained() -> (
+    None
+):
     def explode(*args: Any) -> Any:
         raise KeyError("x")
 
