@@ -47,12 +47,20 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
 def check_claude(env: Mapping[str, str]) -> Iterator[Finding]:
     path = shutil.which("claude", path=env.get("PATH"))
     if path is None:
-        yield Finding("fail", "claude", "no `claude` on PATH: Claude Code is not installed here, "
-                      "or not on this PATH")
+        yield Finding(
+            "fail",
+            "claude",
+            "no `claude` on PATH: Claude Code is not installed here, or not on this PATH",
+        )
         return
     try:
-        done = subprocess.run([path, "--version"], capture_output=True, timeout=PROBE_TIMEOUT,
-                              env=dict(env), check=False)
+        done = subprocess.run(
+            [path, "--version"],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            env=dict(env),
+            check=False,
+        )
         text = done.stdout.decode("utf-8", "replace").strip()
     except (OSError, subprocess.TimeoutExpired) as error:
         yield Finding("warn", "claude", f"{path} --version did not answer: {error}")
@@ -64,11 +72,15 @@ def check_claude(env: Mapping[str, str]) -> Iterator[Finding]:
     shown = ".".join(map(str, version))
     yield Finding("ok", "claude", f"claude {shown} at {path}")
     if version >= ON_FAILURE_SINCE:
-        yield Finding("ok", "onFailure", f"claude {shown} honours onFailure: \"block\"")
+        yield Finding("ok", "onFailure", f'claude {shown} honours onFailure: "block"')
     else:
         since = ".".join(map(str, ON_FAILURE_SINCE))
-        yield Finding("warn", "onFailure", f"claude {shown} ignores onFailure (needs {since} or "
-                      "later): if ccbridge itself crashes or times out, the tool call runs")
+        yield Finding(
+            "warn",
+            "onFailure",
+            f"claude {shown} ignores onFailure (needs {since} or "
+            "later): if ccbridge itself crashes or times out, the tool call runs",
+        )
 
 
 def read_hooks(path: Path) -> dict[str, list[Any]]:
@@ -103,8 +115,12 @@ def registrations(files: Sequence[Path]) -> dict[Path, dict[str, list[Mapping[st
 def check_registration(files: Sequence[Path]) -> Iterator[Finding]:
     found = registrations(files)
     if not found:
-        yield Finding("fail", "registration", "ccbridge is not registered in any settings file "
-                      "(looked in " + ", ".join(map(str, files)) + "); run `ccbridge install`")
+        yield Finding(
+            "fail",
+            "registration",
+            "ccbridge is not registered in any settings file "
+            "(looked in " + ", ".join(map(str, files)) + "); run `ccbridge install`",
+        )
         return
     events: set[str] = set()
     for path, per_event in found.items():
@@ -113,24 +129,42 @@ def check_registration(files: Sequence[Path]) -> Iterator[Finding]:
         for event, items in per_event.items():
             for handler in items:
                 if handler.get("onFailure") != "block":
-                    yield Finding("warn", "registration", f"{path}: {event} registration has no "
-                                  'onFailure "block": a crash of ccbridge would let tools run')
+                    yield Finding(
+                        "warn",
+                        "registration",
+                        f"{path}: {event} registration has no "
+                        'onFailure "block": a crash of ccbridge would let tools run',
+                    )
                 timeout = handler.get("timeout")
                 if not isinstance(timeout, int | float) or timeout <= 50:
-                    yield Finding("warn", "registration", f"{path}: {event} registration timeout "
-                                  f"{timeout!r} is not above ccbridge's 50 s sub-hook cap")
+                    yield Finding(
+                        "warn",
+                        "registration",
+                        f"{path}: {event} registration timeout "
+                        f"{timeout!r} is not above ccbridge's 50 s sub-hook cap",
+                    )
     missing = [event for event in ("PreToolUse", "PostToolUse") if event not in events]
     if missing:
-        yield Finding("fail", "registration", f"not registered for {', '.join(missing)}; run "
-                      "`ccbridge install`")
+        yield Finding(
+            "fail",
+            "registration",
+            f"not registered for {', '.join(missing)}; run `ccbridge install`",
+        )
 
 
 def probe(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
     """Run a registered command the way CC does (`sh -c`) on a harmless event; None when it
     starts and exits 0, else what went wrong."""
     try:
-        done = subprocess.run(["sh", "-c", command], input=PROBE_EVENT, capture_output=True,
-                              env=dict(env), cwd=cwd, timeout=PROBE_TIMEOUT, check=False)
+        done = subprocess.run(
+            ["sh", "-c", command],
+            input=PROBE_EVENT,
+            capture_output=True,
+            env=dict(env),
+            cwd=cwd,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
     except subprocess.TimeoutExpired:
         return f"did not finish within {PROBE_TIMEOUT:g}s"
     except OSError as error:
@@ -142,8 +176,14 @@ def probe(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
 
 
 def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
-    commands = sorted({str(handler["command"]) for per_event in registrations(files).values()
-                       for items in per_event.values() for handler in items})
+    commands = sorted(
+        {
+            str(handler["command"])
+            for per_event in registrations(files).values()
+            for items in per_event.values()
+            for handler in items
+        }
+    )
     run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
     cwd = project if project.is_dir() else Path.cwd()
     for command in commands:
@@ -182,8 +222,11 @@ def config_problems(paths: Sequence[Path]) -> list[Problem]:
 
 def check_config(paths: Sequence[Path]) -> Iterator[Finding]:
     if not paths:
-        yield Finding("info", "config", "no ccbridge config file: ccbridge runs no sub-hooks, "
-                      "only its built-in guards")
+        yield Finding(
+            "info",
+            "config",
+            "no ccbridge config file: ccbridge runs no sub-hooks, only its built-in guards",
+        )
         return
     problems = config_problems(paths)
     for problem in problems:
@@ -226,8 +269,11 @@ def check_audit(paths: Sequence[Path], env: Mapping[str, str]) -> Iterator[Findi
         yield Finding("warn", "audit", "the audit is switched off (audit.enabled: false)")
         return
     problem = writable(location)
-    yield (Finding("ok", "audit", f"{location} is writable") if problem is None
-           else Finding("fail", "audit", problem))
+    yield (
+        Finding("ok", "audit", f"{location} is writable")
+        if problem is None
+        else Finding("fail", "audit", problem)
+    )
 
 
 def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
@@ -248,23 +294,35 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
     for event, commands in sorted(per_event.items()):
         if len(commands) > 1:  # CC runs identical handlers once, different ones each
             twice = True
-            yield Finding("warn", "twice", f"ccbridge is registered {len(commands)} times for "
-                          f"{event} with different commands, and runs each: "
-                          + ", ".join(sorted(commands)))
+            yield Finding(
+                "warn",
+                "twice",
+                f"ccbridge is registered {len(commands)} times for "
+                f"{event} with different commands, and runs each: " + ", ".join(sorted(commands)),
+            )
     compiled = load(list(paths), None) if paths else None
-    for event, specs in (compiled.hooks.items() if compiled else ()):
+    for event, specs in compiled.hooks.items() if compiled else ():
         for spec in specs:
             found = direct.get((event, str(spec.command)))
             if found is not None:
                 twice = True
-                yield Finding("warn", "twice", f"{event} hook `{spec.command}` is in {found} "
-                              f"and in {spec.where}: Claude Code runs one copy, ccbridge the "
-                              "other; remove it from the settings file")
+                yield Finding(
+                    "warn",
+                    "twice",
+                    f"{event} hook `{spec.command}` is in {found} "
+                    f"and in {spec.where}: Claude Code runs one copy, ccbridge the "
+                    "other; remove it from the settings file",
+                )
     for (event, command), path in sorted(direct.items()):
-        if per_event and not any(spec.command == command for spec in
-                                 (compiled.hooks.get(event, ()) if compiled else ())):
-            yield Finding("info", "twice", f"{event} hook `{command}` in {path} runs beside "
-                          "ccbridge, not behind it (`ccbridge install` moves it)")
+        if per_event and not any(
+            spec.command == command for spec in (compiled.hooks.get(event, ()) if compiled else ())
+        ):
+            yield Finding(
+                "info",
+                "twice",
+                f"{event} hook `{command}` in {path} runs beside "
+                "ccbridge, not behind it (`ccbridge install` moves it)",
+            )
     if not twice:
         yield Finding("ok", "twice", "no hook is configured twice")
 
@@ -272,8 +330,12 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
 def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     files = settings_files(env, project)
     paths, _how = find_config(None, env, project)
-    findings = [*check_claude(env), *check_registration(files),
-                *check_starts(files, env, project), *check_config(paths)]
+    findings = [
+        *check_claude(env),
+        *check_registration(files),
+        *check_starts(files, env, project),
+        *check_config(paths),
+    ]
     if not any(f.topic == "config" and f.level == "fail" for f in findings):
         findings += [*check_audit(paths, env), *check_twice(files, paths)]
     return findings

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from bridge.config.compiled import CompiledConfig, PolicyRef
 from bridge.paths import project_dir, settings_files, state_dir
 from bridge.pipeline import (
+    Allow,
     Ask,
     Block,
     Deny,
@@ -31,6 +31,7 @@ from bridge.pipeline import (
     denial_result,
     finish,
 )
+from bridge.pipeline.record import field, record, replace
 from bridge.subhooks.fold import Folded, Judged, fold
 from bridge.subhooks.if_rule import if_matches
 from bridge.subhooks.matcher import matches
@@ -44,7 +45,7 @@ Runner = Callable[[Sequence[HookSpec], bytes, Mapping[str, str], str | None, int
 SELF_PROTECTED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 
 
-@dataclass
+@record()
 class SubhookRecord:
     hook: HookSpec
     matched: bool
@@ -54,17 +55,23 @@ class SubhookRecord:
     action: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        record: dict[str, Any] = {"name": self.hook.name, "where": self.hook.where,
-                                  "matched": self.matched}
+        record: dict[str, Any] = {
+            "name": self.hook.name,
+            "where": self.hook.where,
+            "matched": self.matched,
+        }
         if self.run is not None:
-            record.update(duration_ms=round(self.run.duration_ms, 1),
-                          exit_code=self.run.exit_code, error=self.run.error)
+            record.update(
+                duration_ms=round(self.run.duration_ms, 1),
+                exit_code=self.run.exit_code,
+                error=self.run.error,
+            )
         if self.matched:
             record.update(raw=self.raw, reason=self.reason, action=self.action)
         return record
 
 
-@dataclass
+@record()
 class Report:
     """Everything that happened to one event: the answer, and why."""
 
@@ -77,15 +84,21 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Host:
     """What the engine needs from the outside world, injectable for tests and `explain`."""
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     runner: Runner | None = None
 
-    def run(self, hooks: Sequence[HookSpec], data: bytes, env: Mapping[str, str],
-            cwd: str | None, cap: int) -> list[HookRun]:
+    def run(
+        self,
+        hooks: Sequence[HookSpec],
+        data: bytes,
+        env: Mapping[str, str],
+        cwd: str | None,
+        cap: int,
+    ) -> list[HookRun]:
         if self.runner is not None:
             return self.runner(hooks, data, env, cwd, cap)
         from bridge.subhooks.runner import run_hooks
@@ -95,8 +108,12 @@ class Host:
 
 def execution_of(event: HookEvent) -> Execution:
     return Execution.create(
-        event.tool_name, event.tool_input, tool_use_id=event.tool_use_id,
-        session_id=event.session_id, agent_id=event.agent_id, cwd=event.cwd,
+        event.tool_name,
+        event.tool_input,
+        tool_use_id=event.tool_use_id,
+        session_id=event.session_id,
+        agent_id=event.agent_id,
+        cwd=event.cwd,
     )
 
 
@@ -106,7 +123,8 @@ def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec
     chosen = []
     for hook in hooks:
         hit = matches(hook.matcher, event.tool_name) and if_matches(
-            hook.if_rule, event.tool_name, event.tool_input)
+            hook.if_rule, event.tool_name, event.tool_input
+        )
         if hit and hook.identity in seen:
             hit = False
         if hit:
@@ -128,13 +146,15 @@ class _Subhooks:
         chosen = selected(config.hooks.get(self.event_name, ()), event)
         matched = [hook for hook, hit in chosen if hit]
         if len(matched) > config.max_hooks:
-            raise OverflowError(f"{len(matched)} sub-hooks match, over the max_hooks cap of "
-                                f"{config.max_hooks}")
+            raise OverflowError(
+                f"{len(matched)} sub-hooks match, over the max_hooks cap of {config.max_hooks}"
+            )
         project = str(project_dir(self.host.env, event.cwd))
         env = {**self.host.env, "CLAUDE_PROJECT_DIR": project}
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else project
-        runs = iter(self.host.run(matched, event.data, env, cwd, config.output_cap)
-                    if matched else [])
+        runs = iter(
+            self.host.run(matched, event.data, env, cwd, config.output_cap) if matched else []
+        )
         judged = []
         for hook, hit in chosen:
             record = SubhookRecord(hook, hit)
@@ -158,18 +178,15 @@ class _Subhooks:
             return Ask(folded.reason)
         return next_()
 
-    def post_execute(self, execution: Execution, result: ToolResult,
-                     next_: Callable[[], PostDecision]) -> PostDecision:
+    def post_execute(
+        self, execution: Execution, result: ToolResult, next_: Callable[[], PostDecision]
+    ) -> PostDecision:
         folded = self.run_and_fold()
         downstream = next_()
         context = folded.contexts + downstream.context
         if folded.rank == "deny":
             return Block(folded.reason, context)
-        return type(downstream)(**{**_fields(downstream), "context": context})
-
-
-def _fields(decision: PostDecision) -> dict[str, Any]:
-    return {name: getattr(decision, name) for name in decision.__dataclass_fields__}
+        return replace(downstream, context=context)
 
 
 def _action(item: Judged) -> str:
@@ -182,8 +199,11 @@ def _action(item: Judged) -> str:
     if kind == "defer":
         notes.append("defer folded as ask")
     if kind == "failure":
-        notes.append("failure ignored (onFailure: ignore)" if item.hook.on_failure == "ignore"
-                     else "failure turned into deny")
+        notes.append(
+            "failure ignored (onFailure: ignore)"
+            if item.hook.on_failure == "ignore"
+            else "failure turned into deny"
+        )
     if item.verdict.updated_input is not None:
         notes.append("updatedInput recorded, not applied")
     if item.verdict.updated_output is not None:
@@ -194,6 +214,7 @@ def _action(item: Judged) -> str:
 def _failing(name: str, why: str) -> Callable[..., Any]:
     def fail(*_args: Any) -> Any:
         raise RuntimeError(f"policy {name} could not be loaded: {why}")
+
     return fail
 
 
@@ -231,24 +252,34 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
     return [Named("ccbridge:self-protection", guard)]
 
 
-def _goal_guard(report: Report, host: Host) -> list[Named[Any]]:
-    if not report.config.goals.get("enabled") or report.event.tool_name != "Bash":
-        return []
+def _commit_goal_change(report: Report, host: Host, decision: PreDecision) -> PreDecision:
+    """Goal tool calls are judged last, and only for a call that will go ahead: an authorized
+    change is applied here, host-side, so it must not happen for a call that a guard denies or
+    that still waits for the user's answer to a permission prompt."""
+    config, event = report.config, report.event
+    if not config.goals.get("enabled") or event.tool_name != "Bash":
+        return decision
+    if not isinstance(decision, Allow):
+        return decision
     from bridge.goal.cc import on_pre_tool_use
 
-    settings = goal_settings(report.config, host)
-    raw = report.event.raw
-    return [Named("ccbridge:goal-authority", lambda _execution: on_pre_tool_use(raw, settings))]
+    reason = on_pre_tool_use(event.raw, goal_settings(config, host))
+    if reason is None:
+        return decision
+    report.steps += (Step("guard", "ccbridge:goal-authority", "deny", reason),)
+    return Deny(reason)
 
 
 def goal_settings(config: CompiledConfig, host: Host) -> Any:
     from bridge.goal.cc import GoalSettings
 
     goals = config.goals
-    return GoalSettings(enabled=bool(goals.get("enabled")),
-                        blocked_min_rounds=int(goals.get("blocked_min_rounds", 3)),
-                        default_max_rounds=int(goals.get("default_max_rounds", 10)),
-                        state_dir=Path(state_dir(host.env)))
+    return GoalSettings(
+        enabled=bool(goals.get("enabled")),
+        blocked_min_rounds=int(goals.get("blocked_min_rounds", 3)),
+        default_max_rounds=int(goals.get("default_max_rounds", 10)),
+        state_dir=Path(state_dir(host.env)),
+    )
 
 
 def _approval(config: CompiledConfig) -> Callable[[Execution, Ask], Any]:
@@ -277,23 +308,25 @@ def _pre_tool_use(report: Report, host: Host) -> None:
     subhooks = _Subhooks(report, host, "PreToolUse")
     policies = config.policies
     stations = Stations(
-        pre_execute=[Named("subhooks", subhooks.pre_execute),
-                     *_policies(policies.get("pre_execute", ()))],
-        guards=[*_self_protection(report, host), *_policies(policies.get("guards", ())),
-                *_goal_guard(report, host)],
+        pre_execute=[
+            Named("subhooks", subhooks.pre_execute),
+            *_policies(policies.get("pre_execute", ())),
+        ],
+        guards=[*_self_protection(report, host), *_policies(policies.get("guards", ()))],
         post_execute=_policies(policies.get("post_execute", ())),
         observers=_policies(policies.get("observers", ())),
     )
     execution = execution_of(report.event)
     outcome = decide(execution, stations, _approval(config))
-    steps = outcome.trace
-    if isinstance(outcome.decision, Deny):
-        _result, post_steps = finish(execution, denial_result(outcome.decision.reason), stations)
-        steps += post_steps
-    report.steps = steps
+    report.steps = outcome.trace
+    decision = _commit_goal_change(report, host, outcome.decision)
+    if isinstance(decision, Deny):
+        _result, post_steps = finish(execution, denial_result(decision.reason), stations)
+        report.steps += post_steps
     folded = report.folded or Folded(rank="none")
     report.answer = answer.pre_tool_use(
-        outcome.decision, folded.contexts, folded.system_messages, folded.stop_reason)
+        decision, folded.contexts, folded.system_messages, folded.stop_reason
+    )
 
 
 def _post_tool_use(report: Report, host: Host) -> None:
@@ -304,8 +337,10 @@ def _post_tool_use(report: Report, host: Host) -> None:
         return
     subhooks = _Subhooks(report, host, event.name)
     stations = Stations(
-        post_execute=[Named("subhooks", subhooks.post_execute),
-                      *_policies(config.policies.get("post_execute", ()))],
+        post_execute=[
+            Named("subhooks", subhooks.post_execute),
+            *_policies(config.policies.get("post_execute", ())),
+        ],
         observers=_policies(config.policies.get("observers", ())),
     )
     final, steps = finish(execution_of(event), _result_of(event), stations)
@@ -313,7 +348,8 @@ def _post_tool_use(report: Report, host: Host) -> None:
     folded = report.folded or Folded(rank="none")
     block = final.content.removeprefix("Error: ") if final.code == "BLOCKED" else None
     report.answer = answer.post_tool_use(
-        event.name, block, final.context, folded.system_messages, folded.stop_reason)
+        event.name, block, final.context, folded.system_messages, folded.stop_reason
+    )
 
 
 def _result_of(event: HookEvent) -> ToolResult:
@@ -332,13 +368,19 @@ def _stringify(value: Any) -> str:
 
 
 def _goal_event(report: Report, host: Host) -> None:
+    """A goal failure here never blocks the user's prompt or forces another round: it is noted
+    for the audit and ccbridge answers nothing."""
     from bridge.goal.cc import on_stop, on_user_prompt
+    from bridge.goal.errors import GoalError
 
     settings = goal_settings(report.config, host)
-    if report.event.name == "UserPromptSubmit":
-        on_user_prompt(report.event.raw, settings)
+    try:
+        if report.event.name == "UserPromptSubmit":
+            on_user_prompt(report.event.raw, settings)
+            return
+        payload = on_stop(report.event.raw, settings)
+    except GoalError as error:
+        report.notes.append(f"goal: {error}")
         return
-    payload = on_stop(report.event.raw, settings)
     if payload:
         report.answer = Answer(payload)
-

@@ -17,45 +17,92 @@ from bridge.engine import Report, SubhookRecord
 from bridge.wire.answer import Answer
 from bridge.wire.event import HookEvent
 
-_OUTCOME_COLOURS = {"deny": "red", "block": "red", "error": "red", "failure": "red",
-                    "ask": "yellow", "defer": "yellow", "allow": "cyan"}
+_OUTCOME_COLOURS = {
+    "deny": "red",
+    "block": "red",
+    "error": "red",
+    "failure": "red",
+    "ask": "yellow",
+    "defer": "yellow",
+    "allow": "cyan",
+}
 
 
 def _subhook(record: SubhookRecord) -> dict[str, Any]:
     hook = record.hook
     item: dict[str, Any] = {
-        "name": hook.name, "where": hook.where, "matcher": hook.matcher, "if": hook.if_rule,
-        "matched": record.matched, "duration_ms": None, "exit_code": None, "error": None,
-        "raw": None, "reason": None, "action": None,
+        "name": hook.name,
+        "where": hook.where,
+        "matcher": hook.matcher,
+        "if": hook.if_rule,
+        "matched": record.matched,
+        "duration_ms": None,
+        "exit_code": None,
+        "error": None,
+        "raw": None,
+        "reason": None,
+        "action": None,
     }
     if record.run is not None:
-        item.update(duration_ms=round(record.run.duration_ms, 1), exit_code=record.run.exit_code,
-                    error=record.run.error)
+        item.update(
+            duration_ms=round(record.run.duration_ms, 1),
+            exit_code=record.run.exit_code,
+            error=record.run.error,
+        )
     if record.matched:
         item.update(raw=record.raw, reason=record.reason, action=record.action)
     return item
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:
-    return {"stdout": answer.stdout.decode(), "exit_code": answer.exit_code,
-            "stderr": answer.stderr}
+    return {
+        "stdout": answer.stdout.decode(),
+        "exit_code": answer.exit_code,
+        "stderr": answer.stderr,
+    }
 
 
-def trace(event: HookEvent, report: Report | None, answer: Answer, files: Sequence[str],
-          chosen_by: str, error: str | None = None) -> dict[str, Any]:
+def trace(
+    event: HookEvent,
+    report: Report | None,
+    answer: Answer,
+    files: Sequence[str],
+    chosen_by: str,
+    error: str | None = None,
+) -> dict[str, Any]:
     """Everything explain knows, as JSON-ready data. `report` is None when the engine failed
     (`error` says how) and `answer` is then the fail-closed answer `run` would give."""
     folded = report.folded if report is not None else None
     return {
-        "event": {"name": event.name, "tool": event.tool_name or None,
-                  "session": event.session_id or None, "tool_use_id": event.tool_use_id or None},
-        "config": {"files": list(files), "chosen_by": chosen_by,
-                   "error": report.config.error if report is not None else None},
+        "event": {
+            "name": event.name,
+            "tool": event.tool_name or None,
+            "session": event.session_id or None,
+            "tool_use_id": event.tool_use_id or None,
+        },
+        "config": {
+            "files": list(files),
+            "chosen_by": chosen_by,
+            "error": report.config.error if report is not None else None,
+        },
         "subhooks": [_subhook(record) for record in report.subhooks] if report else [],
-        "steps": [{"station": step.station, "name": step.name, "outcome": step.outcome,
-                   "detail": step.detail} for step in report.steps] if report else [],
-        "folded": None if folded is None else {
-            "rank": folded.rank, "reason": folded.reason, "downgraded": list(folded.downgraded),
+        "steps": [
+            {
+                "station": step.station,
+                "name": step.name,
+                "outcome": step.outcome,
+                "detail": step.detail,
+            }
+            for step in report.steps
+        ]
+        if report
+        else [],
+        "folded": None
+        if folded is None
+        else {
+            "rank": folded.rank,
+            "reason": folded.reason,
+            "downgraded": list(folded.downgraded),
             "rewrites": [{"hook": r.hook, "diff": dict(r.diff)} for r in folded.rewrites],
             "ignored_failures": list(folded.ignored_failures),
         },
@@ -78,11 +125,16 @@ def _subhook_lines(item: Mapping[str, Any]) -> list[str]:
     where = click.style(item["where"], dim=True)
     if not item["matched"]:
         why = f"matcher {item['matcher']!r}" if item["matcher"] else "duplicate or `if` rule"
-        return [f"  {click.style('skip', dim=True)}  {item['name']}  not matched ({why})",
-                f"        {where}"]
-    ran = (f"exit {item['exit_code']}" if item["error"] is None else item["error"])
-    lines = [f"  {_word(item['raw']):>4}  {item['name']}", f"        {where}",
-             f"        {ran}, {item['duration_ms']} ms"]
+        return [
+            f"  {click.style('skip', dim=True)}  {item['name']}  not matched ({why})",
+            f"        {where}",
+        ]
+    ran = f"exit {item['exit_code']}" if item["error"] is None else item["error"]
+    lines = [
+        f"  {_word(item['raw']):>4}  {item['name']}",
+        f"        {where}",
+        f"        {ran}, {item['duration_ms']} ms",
+    ]
     if item["reason"]:
         lines.append(f"        said: {item['reason']}")
     lines.append(f"        ccbridge: {item['action']}")
@@ -95,27 +147,34 @@ def render(data: Mapping[str, Any]) -> list[str]:
     head += [f"session {event['session']}"] if event["session"] else []
     head += [f"tool_use_id {event['tool_use_id']}"] if event["tool_use_id"] else []
     files = ", ".join(config["files"]) or "none (built-in defaults)"
-    lines = [_heading("  ".join(part for part in head if part)),
-             f"config: {files} (chosen by {config['chosen_by']})"]
+    lines = [
+        _heading("  ".join(part for part in head if part)),
+        f"config: {files} (chosen by {config['chosen_by']})",
+    ]
     if config["error"]:
         lines.append(click.style(f"config error: {config['error']}", fg="red"))
     subhooks = data["subhooks"]
     matched = sum(1 for item in subhooks if item["matched"])
-    lines += ["", _heading(f"sub-hooks: {len(subhooks)} configured for this event, "
-                           f"{matched} matched")]
+    lines += [
+        "",
+        _heading(f"sub-hooks: {len(subhooks)} configured for this event, {matched} matched"),
+    ]
     for item in subhooks:
         lines += _subhook_lines(item)
     if data["steps"]:
         lines += ["", _heading("guards and listeners")]
         for step in data["steps"]:
             detail = f"  {step['detail']}" if step["detail"] else ""
-            lines.append(f"  {step['station']:<12} {step['name']:<28} {_word(step['outcome'])}"
-                         f"{detail}")
+            lines.append(
+                f"  {step['station']:<12} {step['name']:<28} {_word(step['outcome'])}{detail}"
+            )
     folded = data["folded"]
     if folded and folded["rewrites"]:
         lines += ["", _heading("rewrites recorded, not applied")]
-        lines += [f"  {rewrite['hook']}: {json.dumps(rewrite['diff'], ensure_ascii=False)}"
-                  for rewrite in folded["rewrites"]]
+        lines += [
+            f"  {rewrite['hook']}: {json.dumps(rewrite['diff'], ensure_ascii=False)}"
+            for rewrite in folded["rewrites"]
+        ]
     if data["notes"] or data["error"]:
         lines += ["", _heading("notes")]
         lines += [f"  {note}" for note in data["notes"]]

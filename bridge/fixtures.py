@@ -19,7 +19,8 @@ A case is a directory:
 as plain text in the config and in event.json before the run. In ccbridge's output, before it is
 compared or recorded, those real paths are turned back into the placeholders, and the private
 temporary directory that holds the work directory, home/, state/ and cache/ into `${RUN_DIR}`:
-expected.json does not depend on where the case lives or ran.
+expected.json does not depend on where the case lives or ran. Give sub-hooks a `name:`: a name
+made from a command longer than 60 characters is cut, and a cut path cannot be put back.
 
 A case runs the real `ccbridge run` as a subprocess, stdin = the event, cwd = the work directory,
 with CASE_DIR, WORK_DIR and CLAUDE_PROJECT_DIR (= the work directory) in its environment. A case
@@ -53,8 +54,14 @@ WORK_DIR = "${WORK_DIR}"
 RUN_DIR = "${RUN_DIR}"
 RUN_TIMEOUT = 120.0  # seconds: above ccbridge's own 50 s cap per sub-hook, plus start-up
 # Variables of the caller that would steer a hermetic case to another config or project.
-_CALLER_ONLY = ("CCBRIDGE_CONFIG", "CLAUDE_PROJECT_DIR", "CCBRIDGE_STATE_DIR",
-                "CCBRIDGE_CACHE_DIR", "XDG_STATE_HOME", "XDG_CACHE_HOME")
+_CALLER_ONLY = (
+    "CCBRIDGE_CONFIG",
+    "CLAUDE_PROJECT_DIR",
+    "CCBRIDGE_STATE_DIR",
+    "CCBRIDGE_CACHE_DIR",
+    "XDG_STATE_HOME",
+    "XDG_CACHE_HOME",
+)
 
 
 class FixtureError(ValueError):
@@ -68,8 +75,11 @@ class Expected:
     stderr_contains: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"stdout": self.stdout, "exit_code": self.exit_code,
-                "stderr_contains": list(self.stderr_contains)}
+        return {
+            "stdout": self.stdout,
+            "exit_code": self.exit_code,
+            "stderr_contains": list(self.stderr_contains),
+        }
 
     @classmethod
     def from_json(cls, data: Any, where: Path) -> Expected:
@@ -77,8 +87,10 @@ class Expected:
             raise FixtureError(f"{where}: expected a JSON object")
         unknown = set(data) - {"stdout", "exit_code", "stderr_contains"}
         if unknown:
-            raise FixtureError(f"{where}: unknown keys {sorted(unknown)} (allowed: stdout, "
-                               "exit_code, stderr_contains)")
+            raise FixtureError(
+                f"{where}: unknown keys {sorted(unknown)} (allowed: stdout, "
+                "exit_code, stderr_contains)"
+            )
         if "stdout" not in data or "exit_code" not in data:
             raise FixtureError(f"{where}: needs both 'stdout' (JSON or null) and 'exit_code'")
         code = data["exit_code"]
@@ -143,8 +155,9 @@ def load_case(path: Path) -> Case:
             raise FixtureError(f"{expected_file}: not readable JSON: {error}") from None
         expected = Expected.from_json(data, expected_file)
     setup = path / SETUP_FILE
-    return Case(path, event, configs[0] if configs else None, expected,
-                setup if setup.is_file() else None)
+    return Case(
+        path, event, configs[0] if configs else None, expected, setup if setup.is_file() else None
+    )
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
@@ -178,8 +191,10 @@ def _substitute(text: str, case_dir: Path, work: Path) -> str:
 
 def _placeholders(text: str, case_dir: Path, root: Path) -> str:
     # Longest first: the work directory lies below the run directory.
-    pairs = sorted([(str(case_dir), CASE_DIR), (str(root / "work"), WORK_DIR),
-                    (str(root), RUN_DIR)], key=lambda pair: -len(pair[0]))
+    pairs = sorted(
+        [(str(case_dir), CASE_DIR), (str(root / "work"), WORK_DIR), (str(root), RUN_DIR)],
+        key=lambda pair: -len(pair[0]),
+    )
     for real, placeholder in pairs:
         text = text.replace(real, placeholder)
     return text
@@ -194,25 +209,40 @@ def _parsed(text: str) -> Any:
         return text
 
 
-def run_case(case: Case, *, fallback_config: Path | None = None,
-             env: Mapping[str, str] | None = None, command: Sequence[str] | None = None) -> Actual:
+def run_case(
+    case: Case,
+    *,
+    fallback_config: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    command: Sequence[str] | None = None,
+) -> Actual:
     """Run the case through `ccbridge run` in a fresh temporary directory."""
     base = dict(os.environ if env is None else env)
     with tempfile.TemporaryDirectory(prefix="ccbridge-case-") as scratch:
         root = Path(scratch).resolve()
         work = root / "work"
         work.mkdir()
-        run_env = {**base, "CASE_DIR": str(case.path), "WORK_DIR": str(work),
-                   "CCBRIDGE_STATE_DIR": str(root / "state")}
+        run_env = {
+            **base,
+            "CASE_DIR": str(case.path),
+            "WORK_DIR": str(work),
+            "CCBRIDGE_STATE_DIR": str(root / "state"),
+        }
         argv = [*(command or ccbridge_command()), "run"]
         if case.config is not None:
             for name in _CALLER_ONLY:
                 run_env.pop(name, None)
-            run_env.update(HOME=str(root / "home"), CCBRIDGE_STATE_DIR=str(root / "state"),
-                           CCBRIDGE_CACHE_DIR=str(root / "cache"), CLAUDE_PROJECT_DIR=str(work))
+            run_env.update(
+                HOME=str(root / "home"),
+                CCBRIDGE_STATE_DIR=str(root / "state"),
+                CCBRIDGE_CACHE_DIR=str(root / "cache"),
+                CLAUDE_PROJECT_DIR=str(work),
+            )
             config = root / case.config.name
-            config.write_text(_substitute(case.config.read_text(encoding="utf-8"),
-                                          case.path, work), encoding="utf-8")
+            config.write_text(
+                _substitute(case.config.read_text(encoding="utf-8"), case.path, work),
+                encoding="utf-8",
+            )
             argv += ["--config", str(config)]
         else:
             run_env["CLAUDE_PROJECT_DIR"] = base.get("CLAUDE_PROJECT_DIR") or os.getcwd()
@@ -224,8 +254,15 @@ def run_case(case: Case, *, fallback_config: Path | None = None,
                 return Actual(None, None, "", failure)
         event = _substitute(case.event, case.path, work).encode()
         try:
-            done = subprocess.run(argv, input=event, capture_output=True, cwd=work,
-                                  env=run_env, timeout=RUN_TIMEOUT, check=False)
+            done = subprocess.run(
+                argv,
+                input=event,
+                capture_output=True,
+                cwd=work,
+                env=run_env,
+                timeout=RUN_TIMEOUT,
+                check=False,
+            )
         except subprocess.TimeoutExpired:
             return Actual(None, None, "", f"ccbridge run did not finish in {RUN_TIMEOUT:g}s")
         except OSError as error:
@@ -237,8 +274,14 @@ def run_case(case: Case, *, fallback_config: Path | None = None,
 
 def _run_setup(setup: Path, work: Path, env: Mapping[str, str]) -> str | None:
     try:
-        done = subprocess.run([str(setup)], cwd=work, env=dict(env), capture_output=True,
-                              timeout=RUN_TIMEOUT, check=False)
+        done = subprocess.run(
+            [str(setup)],
+            cwd=work,
+            env=dict(env),
+            capture_output=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"setup could not run: {error}"
     if done.returncode != 0:
@@ -260,9 +303,17 @@ def compare(expected: Expected | None, actual: Actual) -> list[str]:
     lines: list[str] = []
     if expected.stdout != actual.stdout:
         lines.append("stdout differs (- expected, + actual):")
-        lines += [line.rstrip("\n") for line in difflib.unified_diff(
-            _pretty(expected.stdout), _pretty(actual.stdout), "expected", "actual", lineterm="",
-            n=3)][2:]
+        lines += [
+            line.rstrip("\n")
+            for line in difflib.unified_diff(
+                _pretty(expected.stdout),
+                _pretty(actual.stdout),
+                "expected",
+                "actual",
+                lineterm="",
+                n=3,
+            )
+        ][2:]
     if expected.exit_code != actual.exit_code:
         lines.append(f"exit code: expected {expected.exit_code}, got {actual.exit_code}")
     for needle in expected.stderr_contains:
@@ -272,9 +323,13 @@ def compare(expected: Expected | None, actual: Actual) -> list[str]:
     return lines
 
 
-def check_case(case: Case, *, fallback_config: Path | None = None,
-               env: Mapping[str, str] | None = None,
-               command: Sequence[str] | None = None) -> Outcome:
+def check_case(
+    case: Case,
+    *,
+    fallback_config: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    command: Sequence[str] | None = None,
+) -> Outcome:
     actual = run_case(case, fallback_config=fallback_config, env=env, command=command)
     return Outcome(case, actual, compare(case.expected, actual))
 
@@ -285,19 +340,23 @@ def record(case: Case, actual: Actual) -> Expected:
     if actual.error is not None or actual.exit_code is None:
         raise FixtureError(f"{case.name}: cannot record a run that failed: {actual.error}")
     needles = case.expected.stderr_contains if case.expected else ()
-    expected = Expected(actual.stdout, actual.exit_code,
-                        tuple(needle for needle in needles if needle in actual.stderr))
+    expected = Expected(
+        actual.stdout,
+        actual.exit_code,
+        tuple(needle for needle in needles if needle in actual.stderr),
+    )
     text = json.dumps(expected.to_json(), indent=2, ensure_ascii=False) + "\n"
     (case.path / EXPECTED_FILE).write_text(text, encoding="utf-8")
     return expected
 
 
-_TOOL_EVENT = {"tool_name": "Bash", "tool_input": {"command": "ls"},
-               "tool_use_id": "toolu_fixture"}
+_TOOL_EVENT = {"tool_name": "Bash", "tool_input": {"command": "ls"}, "tool_use_id": "toolu_fixture"}
 SKELETONS: dict[str, dict[str, Any]] = {
     "PreToolUse": dict(_TOOL_EVENT),
-    "PostToolUse": {**_TOOL_EVENT, "tool_response": {"stdout": "", "stderr": "",
-                                                     "interrupted": False}},
+    "PostToolUse": {
+        **_TOOL_EVENT,
+        "tool_response": {"stdout": "", "stderr": "", "interrupted": False},
+    },
     "PostToolUseFailure": {**_TOOL_EVENT, "error": "Command failed", "is_interrupt": False},
     "PermissionRequest": {"tool_name": "Bash", "tool_input": {"command": "ls"}},
     "UserPromptSubmit": {"prompt": "hello"},
@@ -308,10 +367,13 @@ SKELETONS: dict[str, dict[str, Any]] = {
 
 def skeleton_event(event_name: str) -> dict[str, Any]:
     if event_name not in SKELETONS:
-        raise FixtureError(f"no skeleton for {event_name!r}; choose one of "
-                           f"{', '.join(SKELETONS)}")
-    return {"session_id": "fixture", "cwd": WORK_DIR, "hook_event_name": event_name,
-            **SKELETONS[event_name]}
+        raise FixtureError(f"no skeleton for {event_name!r}; choose one of {', '.join(SKELETONS)}")
+    return {
+        "session_id": "fixture",
+        "cwd": WORK_DIR,
+        "hook_event_name": event_name,
+        **SKELETONS[event_name],
+    }
 
 
 def write_skeleton(directory: Path, event_name: str) -> list[Path]:
@@ -323,6 +385,7 @@ def write_skeleton(directory: Path, event_name: str) -> list[Path]:
     directory.mkdir(parents=True, exist_ok=True)
     written = [directory / EVENT_FILE, directory / EXPECTED_FILE]
     written[0].write_text(json.dumps(event, indent=2) + "\n", encoding="utf-8")
-    written[1].write_text(json.dumps(Expected(None, 0).to_json(), indent=2) + "\n",
-                          encoding="utf-8")
+    written[1].write_text(
+        json.dumps(Expected(None, 0).to_json(), indent=2) + "\n", encoding="utf-8"
+    )
     return written

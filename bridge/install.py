@@ -14,6 +14,7 @@ the I/O.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
 import hashlib
 import json
@@ -84,9 +85,13 @@ def is_registration(handler: Any) -> bool:
 
 
 def _movable(event: str, handler: Any) -> bool:
-    return (event in TOOL_EVENTS and isinstance(handler, Mapping)
-            and handler.get("type") == "command" and bool(handler.get("command"))
-            and not handler.get("async"))
+    return (
+        event in TOOL_EVENTS
+        and isinstance(handler, Mapping)
+        and handler.get("type") == "command"
+        and bool(handler.get("command"))
+        and not handler.get("async")
+    )
 
 
 @dataclass
@@ -102,8 +107,9 @@ class Plan:
 
     @property
     def changed(self) -> bool:
-        return (self.settings_after != self.settings_before
-                or self.config_after != self.config_before)
+        return (
+            self.settings_after != self.settings_before or self.config_after != self.config_before
+        )
 
 
 def _sha(content: bytes | None) -> str | None:
@@ -120,8 +126,9 @@ def read_settings(path: Path, content: bytes | None) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise InstallError(f"{path}: expected a JSON object at the top")
     hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(isinstance(groups, list)
-                                              for groups in hooks.values()):
+    if not isinstance(hooks, dict) or not all(
+        isinstance(groups, list) for groups in hooks.values()
+    ):
         raise InstallError(f"{path}: `hooks` must map event names to lists of matcher groups")
     return data
 
@@ -133,14 +140,17 @@ def dump_settings(data: Mapping[str, Any]) -> bytes:
 def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
     timeout = handler.get("timeout")
     if isinstance(timeout, int | float) and timeout > MAX_HOOK_TIMEOUT:
-        notes.append(f"{event} hook {handler.get('command')!r}: timeout {timeout:g}s lowered to "
-                     f"ccbridge's cap of {MAX_HOOK_TIMEOUT:g}s")
+        notes.append(
+            f"{event} hook {handler.get('command')!r}: timeout {timeout:g}s lowered to "
+            f"ccbridge's cap of {MAX_HOOK_TIMEOUT:g}s"
+        )
         return {**handler, "timeout": MAX_HOOK_TIMEOUT}
     return handler
 
 
-def _split_hooks(hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str, ...],
-                 notes: list[str]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
+def _split_hooks(
+    hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str, ...], notes: list[str]
+) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """(the settings' new hooks block, the groups moved out of it, per event)."""
     kept: dict[str, list[Any]] = {}
     moved: dict[str, list[Any]] = {}
@@ -154,8 +164,11 @@ def _split_hooks(hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str
                 continue
             ours = [h for h in handlers if is_registration(h)]
             stay = [h for h in handlers if not is_registration(h) and not _movable(event, h)]
-            go = [_capped(h, event, notes) for h in handlers
-                  if not is_registration(h) and _movable(event, h)]
+            go = [
+                _capped(h, event, notes)
+                for h in handlers
+                if not is_registration(h) and _movable(event, h)
+            ]
             if go:
                 moved.setdefault(event, []).append({**group, "hooks": go})
             if stay:
@@ -172,8 +185,13 @@ def _split_hooks(hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str
     return kept, moved
 
 
-def _config_with(path: Path, before: bytes | None, moved: Mapping[str, list[Any]],
-                 settings: Path, notes: list[str]) -> bytes:
+def _config_with(
+    path: Path,
+    before: bytes | None,
+    moved: Mapping[str, list[Any]],
+    settings: Path,
+    notes: list[str],
+) -> bytes:
     addition = yaml.safe_dump({"hooks": dict(moved)}, sort_keys=False, allow_unicode=True)
     if before is None:
         header = f"# ccbridge config. Hooks moved here from {settings} by `ccbridge install`.\n"
@@ -188,8 +206,9 @@ def _config_with(path: Path, before: bytes | None, moved: Mapping[str, list[Any]
         if "hooks" in data:  # an empty `hooks:` key: rewrite rather than add a second one
             data.pop("hooks")
             notes.append(f"{path} was rewritten; its comments were not kept")
-            return yaml.safe_dump({**data, "hooks": dict(moved)}, sort_keys=False,
-                                  allow_unicode=True).encode()
+            return yaml.safe_dump(
+                {**data, "hooks": dict(moved)}, sort_keys=False, allow_unicode=True
+            ).encode()
         text = before.decode("utf-8")
         return (text + ("" if text.endswith("\n") or not text else "\n") + addition).encode()
     hooks = data["hooks"]
@@ -201,21 +220,37 @@ def _config_with(path: Path, before: bytes | None, moved: Mapping[str, list[Any]
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
 
 
-def plan_install(where: Target, settings_before: bytes | None, config_before: bytes | None,
-                 command: str, goals: bool) -> Plan:
+def plan_install(
+    where: Target,
+    settings_before: bytes | None,
+    config_before: bytes | None,
+    command: str,
+    goals: bool,
+) -> Plan:
     data = read_settings(where.settings, settings_before)
     notes: list[str] = []
     wanted = TOOL_EVENTS + (GOAL_EVENTS if goals else ())
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
     after_data = {**data, "hooks": hooks}
-    settings_after = (settings_before if settings_before is not None and after_data == data
-                      else dump_settings(after_data))
+    settings_after = (
+        settings_before
+        if settings_before is not None and after_data == data
+        else dump_settings(after_data)
+    )
     config_after = config_before
     if moved:
         config_after = _config_with(where.config, config_before, moved, where.settings, notes)
         _check_config(where.config, config_after)
-    return Plan(where.settings, where.config, settings_before, settings_after, config_before,
-                config_after, moved, notes)
+    return Plan(
+        where.settings,
+        where.config,
+        settings_before,
+        settings_after,
+        config_before,
+        config_after,
+        moved,
+        notes,
+    )
 
 
 def _check_config(path: Path, content: bytes) -> None:
@@ -224,12 +259,14 @@ def _check_config(path: Path, content: bytes) -> None:
     problems = problems_of(path, content)
     if problems:
         listed = "\n".join(f"  {problem}" for problem in problems)
-        raise InstallError(f"the hooks to move would make {path} invalid, nothing was changed:\n"
-                           f"{listed}")
+        raise InstallError(
+            f"the hooks to move would make {path} invalid, nothing was changed:\n{listed}"
+        )
 
 
-def without_registration(path: Path, content: bytes | None,
-                         restored: Mapping[str, list[Any]]) -> bytes | None:
+def without_registration(
+    path: Path, content: bytes | None, restored: Mapping[str, list[Any]]
+) -> bytes | None:
     """The settings file with every ccbridge registration taken out and `restored` groups put
     back; the original bytes when that changes nothing."""
     data = read_settings(path, content)
@@ -254,6 +291,7 @@ def without_registration(path: Path, content: bytes | None,
 
 
 # --- the backup kept in the state directory -------------------------------------------------
+
 
 def backup_file(env: Mapping[str, str], settings: Path) -> Path:
     key = hashlib.sha256(str(settings).encode()).hexdigest()[:24]
@@ -280,19 +318,29 @@ class Backup:
     exact: bool  # the originals are still the whole truth: no edits between two installs
 
     def to_json(self) -> dict[str, Any]:
-        return {"settings": str(self.settings), "config": str(self.config),
-                "settings_original": _encode(self.settings_original),
-                "config_original": _encode(self.config_original),
-                "settings_installed": self.settings_installed,
-                "config_installed": self.config_installed,
-                "moved": self.moved, "exact": self.exact}
+        return {
+            "settings": str(self.settings),
+            "config": str(self.config),
+            "settings_original": _encode(self.settings_original),
+            "config_original": _encode(self.config_original),
+            "settings_installed": self.settings_installed,
+            "config_installed": self.config_installed,
+            "moved": self.moved,
+            "exact": self.exact,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Backup:
-        return cls(Path(data["settings"]), Path(data["config"]),
-                   _decode(data["settings_original"]), _decode(data["config_original"]),
-                   data["settings_installed"], data["config_installed"], dict(data["moved"]),
-                   bool(data["exact"]))
+        return cls(
+            Path(data["settings"]),
+            Path(data["config"]),
+            _decode(data["settings_original"]),
+            _decode(data["config_original"]),
+            data["settings_installed"],
+            data["config_installed"],
+            dict(data["moved"]),
+            bool(data["exact"]),
+        )
 
 
 def load_backup(path: Path) -> Backup | None:
@@ -301,44 +349,73 @@ def load_backup(path: Path) -> Backup | None:
     except FileNotFoundError:
         return None
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InstallError(f"{path}: the install backup is unreadable ({error}); remove it to "
-                           "uninstall by taking the registration out only") from None
+        raise InstallError(
+            f"{path}: the install backup is unreadable ({error}); remove it to "
+            "uninstall by taking the registration out only"
+        ) from None
 
 
 def next_backup(previous: Backup | None, plan: Plan) -> Backup:
     installed = (_sha(plan.settings_after), _sha(plan.config_after))
     if previous is None:
-        return Backup(plan.settings, plan.config, plan.settings_before, plan.config_before,
-                      *installed, {k: list(v) for k, v in plan.moved.items()}, True)
-    untouched = (previous.settings_installed == _sha(plan.settings_before)
-                 and previous.config_installed == _sha(plan.config_before))
+        return Backup(
+            plan.settings,
+            plan.config,
+            plan.settings_before,
+            plan.config_before,
+            *installed,
+            {k: list(v) for k, v in plan.moved.items()},
+            True,
+        )
+    untouched = previous.settings_installed == _sha(
+        plan.settings_before
+    ) and previous.config_installed == _sha(plan.config_before)
     moved = {k: list(v) for k, v in previous.moved.items()}
     for event, groups in plan.moved.items():
         moved[event] = [*moved.get(event, []), *groups]
-    return Backup(previous.settings, previous.config, previous.settings_original,
-                  previous.config_original, *installed, moved, previous.exact and untouched)
+    return Backup(
+        previous.settings,
+        previous.config,
+        previous.settings_original,
+        previous.config_original,
+        *installed,
+        moved,
+        previous.exact and untouched,
+    )
 
 
-def plan_uninstall(where: Target, backup: Backup | None, settings_now: bytes | None,
-                   config_now: bytes | None) -> Plan:
+def plan_uninstall(
+    where: Target, backup: Backup | None, settings_now: bytes | None, config_now: bytes | None
+) -> Plan:
     notes: list[str] = []
     if backup is None:
         notes.append("no install backup found: only the ccbridge registration is taken out")
         after = without_registration(where.settings, settings_now, {})
-        return Plan(where.settings, where.config, settings_now, after, config_now, config_now,
-                    notes=notes)
+        return Plan(
+            where.settings, where.config, settings_now, after, config_now, config_now, notes=notes
+        )
     config_untouched = _sha(config_now) == backup.config_installed
     config_after = backup.config_original if config_untouched else config_now
     if not config_untouched:
         notes.append(f"{where.config} changed since install and is left as it is")
     if backup.exact and _sha(settings_now) == backup.settings_installed:
-        return Plan(where.settings, where.config, settings_now, backup.settings_original,
-                    config_now, config_after, notes=notes)
-    notes.append(f"{where.settings} changed since install: the registration is taken out and "
-                 "the moved hooks are put back; your other edits are kept")
+        return Plan(
+            where.settings,
+            where.config,
+            settings_now,
+            backup.settings_original,
+            config_now,
+            config_after,
+            notes=notes,
+        )
+    notes.append(
+        f"{where.settings} changed since install: the registration is taken out and "
+        "the moved hooks are put back; your other edits are kept"
+    )
     after = without_registration(where.settings, settings_now, backup.moved)
-    return Plan(where.settings, where.config, settings_now, after, config_now, config_after,
-                notes=notes)
+    return Plan(
+        where.settings, where.config, settings_now, after, config_now, config_after, notes=notes
+    )
 
 
 def write_file(path: Path, content: bytes | None) -> None:
@@ -349,10 +426,8 @@ def write_file(path: Path, content: bytes | None) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.ccbridge-{os.getpid()}.tmp")
     temporary.write_bytes(content)
-    try:
+    with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
         os.chmod(temporary, path.stat().st_mode & 0o7777)
-    except FileNotFoundError:
-        pass
     os.replace(temporary, path)
 
 

@@ -45,8 +45,9 @@ def _failure_answer(event_name: str | None, reason: str) -> Answer:
     return Answer({}, 0, reason)  # not a gate: never block the user's prompt or stop on our bug
 
 
-def run(config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str],
-        env: Mapping[str, str]) -> int:
+def run(
+    config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str], env: Mapping[str, str]
+) -> int:
     started = time.monotonic()
     event_name: str | None = None
     report = None
@@ -63,9 +64,8 @@ def run(config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]
             result = answer.deny(f"ccbridge: {problem}")
         else:
             event_name, raw = event.name, dict(event.raw)
-            result = _judge(event, config, env)
-            report, audit_settings = result[1], result[1].config.audit
-            result = result[0]
+            report = _judge(event, config, env)
+            result, audit_settings = report.answer, report.config.audit
     except BaseException as problem:  # fail closed on our own bugs, never exit 1
         error = f"{type(problem).__name__}: {problem}"
         result = _failure_answer(event_name, f"ccbridge internal error: {error}")
@@ -77,19 +77,26 @@ def run(config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str]
     return result.exit_code
 
 
-def _judge(event: Any, config: str | None, env: Mapping[str, str]) -> tuple[Answer, Any]:
+def _judge(event: Any, config: str | None, env: Mapping[str, str]) -> Any:
     from bridge.config.compiled import load
     from bridge.engine import Host, handle
     from bridge.paths import cache_dir, find_config, project_dir
 
     paths, _how = find_config(config, env, project_dir(env, event.cwd))
-    report = handle(event, load(paths, cache_dir(env)), Host(env=env))
-    return report.answer, report
+    return handle(event, load(paths, cache_dir(env)), Host(env=env))
 
 
-def _audit(report: Any, event_name: str | None, started: float, error: str | None,
-           result: Answer, raw: dict[str, Any] | None, settings: Mapping[str, Any],
-           env: Mapping[str, str], stderr: IO[str]) -> None:
+def _audit(
+    report: Any,
+    event_name: str | None,
+    started: float,
+    error: str | None,
+    result: Answer,
+    raw: dict[str, Any] | None,
+    settings: Mapping[str, Any],
+    env: Mapping[str, str],
+    stderr: IO[str],
+) -> None:
     """Failing to write the audit never changes the answer; it is said on stderr."""
     if settings.get("enabled") is False:
         return
@@ -97,17 +104,27 @@ def _audit(report: Any, event_name: str | None, started: float, error: str | Non
         from bridge.audit import log, record
         from bridge.paths import state_dir
 
-        final = {"decision": result.decision, "reason": result.reason,
-                 "exit_code": result.exit_code}
+        final = {
+            "decision": result.decision,
+            "reason": result.reason,
+            "exit_code": result.exit_code,
+        }
         if result.payload.get("hookSpecificOutput", {}).get("additionalContext"):
             final["context"] = result.payload["hookSpecificOutput"]["additionalContext"]
         if result.payload.get("systemMessage"):
             final["system_message"] = result.payload["systemMessage"]
-        entry = record.build(report, event_name=event_name or "unknown", started=started,
-                             error=error, final=final, raw=raw)
+        entry = record.build(
+            report,
+            event_name=event_name or "unknown",
+            started=started,
+            error=error,
+            final=final,
+            raw=raw,
+        )
         path = Path(settings.get("path") or state_dir(env) / "audit.jsonl")
-        log.append(path, entry, int(settings.get("max_bytes", 16 << 20)),
-                   int(settings.get("keep", 5)))
+        log.append(
+            path, entry, int(settings.get("max_bytes", 16 << 20)), int(settings.get("keep", 5))
+        )
     except Exception as problem:
         stderr.write(f"ccbridge: could not write the audit record: {problem}\n")
 

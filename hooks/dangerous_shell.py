@@ -15,28 +15,14 @@ try:
 except ImportError:  # run from a checkout where ccbridge is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.pipeline import Execution
 from bridge.policies.dangerous import dangerous_shell
-from bridge.wire.answer import deny
-from bridge.wire.event import EventError, read_event
+from bridge.policies.hook import run_guard_as_hook
 
 guard = dangerous_shell
 
 
 def main() -> int:
-    try:
-        event = read_event(sys.stdin.buffer)
-        if event.name != "PreToolUse":
-            return 0
-        execution = Execution.create(event.tool_name, event.tool_input, cwd=event.cwd)
-        reason = guard(execution)
-    except EventError as error:
-        reason = f"dangerous_shell hook cannot judge this call: {error}"
-    except Exception as error:  # fail closed, never a traceback
-        reason = f"dangerous_shell hook failed: {type(error).__name__}: {error}"
-    if reason is not None:
-        sys.stdout.buffer.write(deny(reason).stdout)
-    return 0
+    return run_guard_as_hook(guard, "dangerous_shell")
 
 
 if __name__ == "__main__":

@@ -20,14 +20,13 @@ try:
 except ImportError:  # run from a checkout where ccbridge is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.pipeline import Execution, Guard
+from bridge.pipeline import Guard
+from bridge.policies.hook import run_guard_as_hook
 from bridge.policies.protect import (
     CC_SETTINGS_PATTERNS,
     DEFAULT_SECRET_PATTERNS,
     protected_paths_guard,
 )
-from bridge.wire.answer import deny
-from bridge.wire.event import EventError, read_event
 
 DEFAULTS = (*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS)
 guard = protected_paths_guard(DEFAULTS)
@@ -38,19 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--protect", action="append", default=[], metavar="PATTERN")
     extra = parser.parse_args(argv).protect
     chosen: Guard = protected_paths_guard([*DEFAULTS, *extra]) if extra else guard
-    try:
-        event = read_event(sys.stdin.buffer)
-        if event.name != "PreToolUse":
-            return 0
-        execution = Execution.create(event.tool_name, event.tool_input, cwd=event.cwd)
-        reason = chosen(execution)
-    except EventError as error:
-        reason = f"protect_paths hook cannot judge this call: {error}"
-    except Exception as error:  # fail closed, never a traceback
-        reason = f"protect_paths hook failed: {type(error).__name__}: {error}"
-    if reason is not None:
-        sys.stdout.buffer.write(deny(reason).stdout)
-    return 0
+    return run_guard_as_hook(chosen, "protect_paths")
 
 
 if __name__ == "__main__":

@@ -27,10 +27,13 @@ def test_golden_case(path: Path) -> None:
     assert outcome.actual.exit_code in (0, 2)
 
 
-@pytest.mark.parametrize(("first", "second"), [
-    ("pre-allow-then-deny", "pre-deny-then-allow"),
-    ("pre-two-denies-order-a", "pre-two-denies-order-b"),
-])
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("pre-allow-then-deny", "pre-deny-then-allow"),
+        ("pre-two-denies-order-a", "pre-two-denies-order-b"),
+    ],
+)
 def test_config_order_does_not_change_the_answer(first: str, second: str) -> None:
     a, b = (check_case(load_case(FIXTURES / name)).actual for name in (first, second))
     assert (a.stdout, a.exit_code) == (b.stdout, b.exit_code)

@@ -3,14 +3,15 @@
 Writers take an exclusive flock on a side lock file, append one whole line with a single
 O_APPEND write, and rotate (audit.jsonl -> .1 -> .2 ...) under the same lock when the next line
 would pass the size cap. The cost of an append does not depend on how many records exist.
-Readers skip a torn or invalid line (a writer killed mid-write) instead of failing.
+Readers skip a torn or invalid line (a writer killed mid-write) instead of failing, and the next
+writer starts a fresh line after a torn tail, so the torn part never swallows a whole record.
 """
 
 from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +46,14 @@ def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> 
             size = 0
         if size and size + len(line) > max_bytes:
             _rotate(path, keep)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
         try:
+            end = os.fstat(fd).st_size
+            if end and os.pread(fd, 1, end - 1) != b"\n":
+                line = b"\n" + line  # a writer died mid-line: never glue this record onto it
             view = memoryview(line)
             while view:
-                view = view[os.write(fd, view):]
+                view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
     finally:
@@ -60,14 +64,17 @@ def read(path: Path, keep: int = 0) -> Iterator[dict[str, Any]]:
     """Every readable record, oldest first; torn or foreign lines are skipped."""
     for file in rotated(path, keep) if keep else [path]:
         try:
-            handle = open(file, "rb")
+            with open(file, "rb") as handle:
+                yield from _records(handle)
         except FileNotFoundError:
             continue
-        with handle:
-            for line in handle:
-                try:
-                    record = orjson.loads(line)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(record, dict):
-                    yield record
+
+
+def _records(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    for line in lines:
+        try:
+            record = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            continue
+        if isinstance(record, dict):
+            yield record

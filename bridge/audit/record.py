@@ -14,14 +14,25 @@ from bridge.engine import Report
 
 
 def input_digest(tool_input: Any) -> str:
-    return "sha256:" + hashlib.sha256(orjson.dumps(tool_input, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return (
+        "sha256:"
+        + hashlib.sha256(orjson.dumps(tool_input, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    )
 
 
-def build(report: Report | None, *, event_name: str, started: float, error: str | None,
-          final: dict[str, Any], raw: dict[str, Any] | None = None) -> dict[str, Any]:
+def build(
+    report: Report | None,
+    *,
+    event_name: str,
+    started: float,
+    error: str | None,
+    final: dict[str, Any],
+    raw: dict[str, Any] | None = None,
+) -> dict[str, Any]:
     raw = raw if raw is not None else (dict(report.event.raw) if report else {})
     record: dict[str, Any] = {
-        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) + f".{int(time.time() % 1 * 1000):03d}Z",
+        "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+        + f".{int(time.time() % 1 * 1000):03d}Z",
         "event": event_name,
         "session": raw.get("session_id") if isinstance(raw.get("session_id"), str) else None,
         "tool_use_id": raw.get("tool_use_id") if isinstance(raw.get("tool_use_id"), str) else None,

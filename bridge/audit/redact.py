@@ -6,8 +6,9 @@ import re
 from typing import Any
 
 _PATTERNS = [
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-               re.DOTALL),
+    re.compile(
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL
+    ),
     re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}"),  # OpenAI/Anthropic/Stripe style keys
     re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),  # GitHub tokens
     re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),

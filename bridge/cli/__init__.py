@@ -22,8 +22,13 @@ def cli() -> None:
 
 
 @cli.command()
-@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
-              help="A ccbridge YAML file or a CC settings JSON file (its `hooks` key is used).")
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A ccbridge YAML file or a CC settings JSON file (its `hooks` key is used).",
+)
 def run(config: str | None) -> None:
     """Judge one hook event read from stdin and print Claude Code's answer.
 
@@ -54,14 +59,17 @@ def run(config: str | None) -> None:
 
 
 def _register() -> None:
+    from bridge.cli.audit import audit
     from bridge.cli.check import check
     from bridge.cli.doctor import doctor
     from bridge.cli.explain import explain
     from bridge.cli.install import install
     from bridge.cli.schema import schema
+    from bridge.cli.test import test
     from bridge.cli.uninstall import uninstall
+    from bridge.goal.cli import goal
 
-    for command in (install, uninstall, explain, check, schema, doctor):
+    for command in (install, uninstall, explain, test, check, schema, audit, doctor, goal):
         cli.add_command(command)
 
 

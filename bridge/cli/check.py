@@ -17,8 +17,11 @@ _FIXES = (
     ("Field required", "add the missing key"),
     ("valid dictionary", "write a mapping (key: value lines) here"),
     ("valid list", "write a list (`- item` lines) here"),
-    ("regular expression", "matchers are regexes unless they are plain names joined by `|`; "
-                           "check brackets and escapes"),
+    (
+        "regular expression",
+        "matchers are regexes unless they are plain names joined by `|`; "
+        "check brackets and escapes",
+    ),
     ("not valid YAML", "check the indentation and quoting around that line"),
     ("not valid JSON", "check commas and quotes around that line"),
     ("cannot load policy", "check the module path or file and the function name"),
@@ -36,8 +39,13 @@ def fix_for(message: str) -> str | None:
 
 
 @click.command()
-@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
-              help="Check only this file instead of every layer.")
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Check only this file instead of every layer.",
+)
 def check(config: str | None) -> None:
     """Validate ccbridge's config: every layer, every native policy.
 

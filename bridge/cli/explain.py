@@ -13,8 +13,13 @@ from bridge.cli.output import say
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the trace as one JSON object.")
-@click.option("--config", "config", type=click.Path(dir_okay=False), default=None,
-              help="Use this config file instead of the layered lookup (as `run --config`).")
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Use this config file instead of the layered lookup (as `run --config`).",
+)
 def explain(as_json: bool, config: str | None) -> None:
     """Run one hook event from stdin and show why it gets its answer.
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
@@ -16,19 +16,24 @@ from bridge.paths import find_config
 SCOPE_HELP = {
     "user": "~/.claude/settings.json; moved hooks go to ~/.claude/ccbridge.yaml",
     "project": "<project>/.claude/settings.json (the default); moved hooks go to "
-               "<project>/.claude/ccbridge.yaml",
+    "<project>/.claude/ccbridge.yaml",
     "local": "<project>/.claude/settings.local.json; moved hooks go to "
-             "<project>/.claude/ccbridge.yaml",
+    "<project>/.claude/ccbridge.yaml",
 }
 
 
-def scope_options(command: click.Command) -> click.Command:
+def scope_options(function: Callable[..., None]) -> Callable[..., None]:
+    """--user / --project (the default) / --local, and --dry-run."""
     for scope in reversed(list(SCOPE_HELP)):
-        extra = {"default": True} if scope == "project" else {}
-        command = click.option(f"--{scope}", "scope", flag_value=scope, help=SCOPE_HELP[scope],
-                               **extra)(command)
-    return click.option("--dry-run", is_flag=True,
-                        help="Show the changes as a diff and write nothing.")(command)
+        option = click.option(f"--{scope}", "scope", flag_value=scope, help=SCOPE_HELP[scope])
+        if scope == "project":  # only one of the three may name a default
+            option = click.option(
+                f"--{scope}", "scope", flag_value=scope, default=True, help=SCOPE_HELP[scope]
+            )
+        function = option(function)
+    return click.option(
+        "--dry-run", is_flag=True, help="Show the changes as a diff and write nothing."
+    )(function)
 
 
 def target_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.Target:
@@ -44,17 +49,25 @@ def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool,
     paths, _how = find_config(None, env, project_of(env))
     if after.config not in paths:
         paths.append(after.config)
-    sources = [Source(path, after.config_after, (str(path), 0, 0, ""))
-               if path == after.config else read_sources([path])[0] for path in paths
-               if path != after.config or after.config_after is not None]
+    sources = [
+        Source(path, after.config_after, (str(path), 0, 0, ""))
+        if path == after.config
+        else read_sources([path])[0]
+        for path in paths
+        if path != after.config or after.config_after is not None
+    ]
+    if not sources:
+        return False, None
     compiled = compile_sources(sources, "install")
     return bool(compiled.goals.get("enabled")), compiled.error
 
 
 def show(plan: installing.Plan, diff: bool) -> None:
     """The notes, and with `diff` the changes to both files as a unified diff."""
-    files = ((plan.settings, plan.settings_before, plan.settings_after),
-             (plan.config, plan.config_before, plan.config_after))
+    files = (
+        (plan.settings, plan.settings_before, plan.settings_after),
+        (plan.config, plan.config_before, plan.config_after),
+    )
     for path, before, after in files if diff else ():
         text = file_diff(path, before, after)
         if text:
@@ -83,7 +96,8 @@ def install(scope: installing.Scope, dry_run: bool) -> None:
     where = target_of(scope, env)
     try:
         command = installing.registration_command(installing.ccbridge_executable(sys.argv[0]))
-        settings, config = installing.read_bytes(where.settings), installing.read_bytes(where.config)
+        settings = installing.read_bytes(where.settings)
+        config = installing.read_bytes(where.config)
         plan = installing.plan_install(where, settings, config, command, goals=False)
         goals, config_error = goals_enabled(env, plan)
         if goals:
@@ -101,11 +115,14 @@ def install(scope: installing.Scope, dry_run: bool) -> None:
         return
     backup = installing.backup_file(env, where.settings)
     try:
-        installing.write_backup(backup, installing.next_backup(installing.load_backup(backup),
-                                                               plan))
+        installing.write_backup(
+            backup, installing.next_backup(installing.load_backup(backup), plan)
+        )
         installing.apply(plan)
     except (OSError, installing.InstallError) as error:
         raise click.ClickException(f"install failed: {error}") from None
     moved = sum(len(group["hooks"]) for groups in plan.moved.values() for group in groups)
-    say(f"installed ccbridge in {where.settings}"
-        + (f"; moved {moved} hook(s) into {where.config}" if moved else ""))
+    say(
+        f"installed ccbridge in {where.settings}"
+        + (f"; moved {moved} hook(s) into {where.config}" if moved else "")
+    )

@@ -9,8 +9,12 @@ from pathlib import Path
 
 import click
 
-MARKS = {"ok": ("ok", "green"), "warn": ("warn", "yellow"), "fail": ("FAIL", "red"),
-         "info": ("--", "cyan")}
+MARKS = {
+    "ok": ("ok", "green"),
+    "warn": ("warn", "yellow"),
+    "fail": ("FAIL", "red"),
+    "info": ("--", "cyan"),
+}
 
 
 def say(text: str = "", err: bool = False) -> None:
@@ -39,10 +43,15 @@ def file_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
     old = (before or b"").decode("utf-8", "replace").splitlines(keepends=True)
     new = (after or b"").decode("utf-8", "replace").splitlines(keepends=True)
     lines = []
-    for line in difflib.unified_diff(old, new, f"{path}" if before is not None else "/dev/null",
-                                     f"{path}" if after is not None else "/dev/null"):
+    for line in difflib.unified_diff(
+        old,
+        new,
+        f"{path}" if before is not None else "/dev/null",
+        f"{path}" if after is not None else "/dev/null",
+    ):
         text = line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
         colour = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
-        lines.append(click.style(text, fg=colour) if colour and line[:3] not in ("+++", "---")
-                     else text)
+        lines.append(
+            click.style(text, fg=colour) if colour and line[:3] not in ("+++", "---") else text
+        )
     return "".join(lines).rstrip("\n")

@@ -31,8 +31,12 @@ def uninstall(scope: installing.Scope, dry_run: bool) -> None:
     backup_path = installing.backup_file(env, where.settings)
     try:
         backup = installing.load_backup(backup_path)
-        plan = installing.plan_uninstall(where, backup, installing.read_bytes(where.settings),
-                                         installing.read_bytes(where.config))
+        plan = installing.plan_uninstall(
+            where,
+            backup,
+            installing.read_bytes(where.settings),
+            installing.read_bytes(where.config),
+        )
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
     if not plan.changed and backup is None:

@@ -135,30 +135,40 @@ def hook_name(handler: Handler) -> str:
     if handler.name:
         return handler.name
     text = " ".join([handler.command or "", *(handler.args or [])]).strip()
-    return text if len(text) <= 60 else text[:59] + "…"
+    return text if len(text) <= 60 else "…" + text[-59:]  # the end names the script
 
 
-def _specs(path: Path, config: BridgeConfig, lines: LineIndex, start: int,
-           default_timeout: float, default_on_failure: str) -> list[HookSpec]:
-    specs = []
+def _specs(
+    path: Path,
+    config: BridgeConfig,
+    lines: LineIndex,
+    start: int,
+    default_timeout: float,
+    default_on_failure: str,
+) -> list[HookSpec]:
+    specs: list[HookSpec] = []
     for event, groups in config.hooks.items():
         for g, group in enumerate(groups):
             for h, handler in enumerate(group.hooks):
                 location: Location = ("hooks", event, g, "hooks", h)
                 line = lines.line(location)
-                specs.append(HookSpec(
-                    event=event,
-                    name=hook_name(handler),
-                    where=f"{path}:{line} {_place(location)}" if line else f"{path} {_place(location)}",
-                    order=start + len(specs),
-                    matcher=group.matcher,
-                    command=handler.command,
-                    args=tuple(handler.args) if handler.args is not None else None,
-                    shell=handler.shell,
-                    timeout=handler.timeout or default_timeout,
-                    on_failure=handler.on_failure or default_on_failure,  # type: ignore[arg-type]
-                    if_rule=handler.if_rule,
-                ))
+                specs.append(
+                    HookSpec(
+                        event=event,
+                        name=hook_name(handler),
+                        where=f"{path}:{line} {_place(location)}"
+                        if line
+                        else f"{path} {_place(location)}",
+                        order=start + len(specs),
+                        matcher=group.matcher,
+                        command=handler.command,
+                        args=tuple(handler.args) if handler.args is not None else None,
+                        shell=handler.shell,
+                        timeout=handler.timeout or default_timeout,
+                        on_failure=handler.on_failure or default_on_failure,  # type: ignore[arg-type]
+                        if_rule=handler.if_rule,
+                    )
+                )
     return specs
 
 
@@ -203,16 +213,19 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
     off_in = None
     for source, config, lines in validated:
         order = sum(len(specs) for specs in hooks.values())
-        for spec in _specs(source.path, config, lines, order, defaults["timeout"],
-                           defaults["on_failure"]):
+        for spec in _specs(
+            source.path, config, lines, order, defaults["timeout"], defaults["on_failure"]
+        ):
             hooks.setdefault(spec.event, []).append(spec)
         for kind in POLICY_KINDS:
             for i, ref in enumerate(getattr(config.policies, kind)):
                 line = lines.line(("policies", kind, i))
-                policies[kind].append(PolicyRef(
-                    _absolute_ref(ref, source.path.parent),
-                    f"{source.path}:{line}" if line else str(source.path),
-                ))
+                policies[kind].append(
+                    PolicyRef(
+                        _absolute_ref(ref, source.path.parent),
+                        f"{source.path}:{line}" if line else str(source.path),
+                    )
+                )
         if "self_protection" in config.model_fields_set and not config.self_protection:
             off_in = str(source.path)
     audit = _merged(layers, "audit")

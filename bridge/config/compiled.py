@@ -8,26 +8,26 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from bridge import __version__
+from bridge.pipeline.record import field, record
 from bridge.subhooks.spec import HookSpec
 
 FORMAT = 1
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class PolicyRef:
     ref: str  # module:function or file.py:function (file paths already absolute)
     where: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CompiledConfig:
     files: tuple[str, ...] = ()
     digest: str = ""
@@ -40,8 +40,11 @@ class CompiledConfig:
         default_factory=lambda: {"enabled": True, "path": None, "max_bytes": 16 << 20, "keep": 5}
     )
     goals: Mapping[str, Any] = field(
-        default_factory=lambda: {"enabled": False, "blocked_min_rounds": 3,
-                                 "default_max_rounds": 10}
+        default_factory=lambda: {
+            "enabled": False,
+            "blocked_min_rounds": 3,
+            "default_max_rounds": 10,
+        }
     )
     self_protection: bool = True
     self_protection_off_in: str | None = None
@@ -51,13 +54,15 @@ class CompiledConfig:
         return {
             "files": list(self.files),
             "digest": self.digest,
-            "hooks": {event: [spec.to_json() for spec in specs]
-                      for event, specs in self.hooks.items()},
+            "hooks": {
+                event: [spec.to_json() for spec in specs] for event, specs in self.hooks.items()
+            },
             "approval": self.approval,
             "max_hooks": self.max_hooks,
             "output_cap": self.output_cap,
-            "policies": {kind: [[ref.ref, ref.where] for ref in refs]
-                         for kind, refs in self.policies.items()},
+            "policies": {
+                kind: [[ref.ref, ref.where] for ref in refs] for kind, refs in self.policies.items()
+            },
             "audit": dict(self.audit),
             "goals": dict(self.goals),
             "self_protection": self.self_protection,
@@ -70,13 +75,17 @@ class CompiledConfig:
         return cls(
             files=tuple(data["files"]),
             digest=data["digest"],
-            hooks={event: tuple(HookSpec.from_json(spec) for spec in specs)
-                   for event, specs in data["hooks"].items()},
+            hooks={
+                event: tuple(HookSpec.from_json(spec) for spec in specs)
+                for event, specs in data["hooks"].items()
+            },
             approval=data["approval"],
             max_hooks=data["max_hooks"],
             output_cap=data["output_cap"],
-            policies={kind: tuple(PolicyRef(ref, where) for ref, where in refs)
-                      for kind, refs in data["policies"].items()},
+            policies={
+                kind: tuple(PolicyRef(ref, where) for ref, where in refs)
+                for kind, refs in data["policies"].items()
+            },
             audit=data["audit"],
             goals=data["goals"],
             self_protection=data["self_protection"],
@@ -85,7 +94,7 @@ class CompiledConfig:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Source:
     """One config file as read now: its path, identity and bytes (None when missing)."""
 

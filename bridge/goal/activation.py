@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-PASS_THROUGH = frozenset({"sh", "bash", "dash", "ccbridge"})
+PASS_THROUGH = frozenset({"sh", "bash", "dash", "zsh", "ccbridge"})
 _PYTHON = re.compile(r"python[0-9.]*")
 _MAX_HOPS = 16
 

@@ -40,6 +40,8 @@ from bridge.goal.request import GET, parse_goal_command
 from bridge.goal.settings import GoalSettings
 from bridge.goal.store import GoalStore
 
+__all__ = ["GoalSettings", "deny_reason", "on_pre_tool_use", "on_stop", "on_user_prompt"]
+
 
 def _session_id(event: Mapping[str, Any]) -> str:
     value = event.get("session_id")

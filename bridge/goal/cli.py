@@ -71,7 +71,8 @@ def _recorded_outcome(request: GoalRequest) -> dict[str, Any]:
             Code.NOT_RECORDED,
             "no goal change was recorded for this command in the current turn. Goal changes "
             "are applied by the ccbridge hook when the command runs as one plain Bash command "
-            "in a Claude Code session; this command by itself changes nothing.",
+            "in a Claude Code session; this command by itself changes nothing. Run "
+            "`ccbridge goal get` to see the current goal.",
         )
     return outcome
 

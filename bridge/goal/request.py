@@ -142,7 +142,9 @@ def _request(verb: str, values: dict[str, str]) -> GoalRequest:
         return GoalRequest(
             Action.CREATE, objective=values["objective"], max_rounds=numbers.get("max_rounds")
         )
-    missing = [f"--{name}" for name in ("id", "revision", "action") if _field(name) not in values]
+    missing = [
+        name for name in ("--id", "--revision", "--action") if _UPDATE_OPTIONS[name] not in values
+    ]
     if missing:
         raise _bad(f"goal update needs {', '.join(missing)}")
     if values["action"] not in {action.value for action in UPDATE_ACTIONS}:
@@ -155,7 +157,3 @@ def _request(verb: str, values: dict[str, str]) -> GoalRequest:
         max_rounds=numbers.get("max_rounds"),
         reason=values.get("reason"),
     )
-
-
-def _field(option: str) -> str:
-    return "goal_id" if option == "id" else option

@@ -82,11 +82,9 @@ def expect(current: Goal | None, goal_id: str, revision: int) -> Goal:
 
 
 def _no_extra(action: Action, **given: object) -> None:
-    extra = sorted(name for name, value in given.items() if value is not None)
+    extra = sorted(name.replace("_", " ") for name, value in given.items() if value is not None)
     if extra:
-        raise GoalError(
-            Code.INVALID_REQUEST, f"{action.value} takes no {', '.join(extra)}".replace("_", " ")
-        )
+        raise GoalError(Code.INVALID_REQUEST, f"{action.value} takes no {', '.join(extra)}")
 
 
 def update(

@@ -7,20 +7,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bridge import paths
 from bridge.goal.activation import ProcessIdentity, find_cc_process
 
 DB_NAME = "goals.sqlite3"
 # Claude Code ends a turn after this many consecutive Stop-hook blocks unless told otherwise.
 CC_STOP_BLOCK_CAP = 8
 CC_STOP_BLOCK_CAP_ENV = "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"
-
-
-def default_state_dir(environ: Mapping[str, str] = os.environ) -> Path:
-    explicit = environ.get("CCBRIDGE_STATE_DIR")
-    if explicit:
-        return Path(explicit)
-    base = environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "ccbridge"
 
 
 def stop_block_cap_from_env(environ: Mapping[str, str] = os.environ) -> int:
@@ -35,7 +28,7 @@ class GoalSettings:
     # Admitted rounds needed before the model may mark its goal blocked on round authority.
     blocked_min_rounds: int = 3
     default_max_rounds: int = 10
-    state_dir: Path = field(default_factory=default_state_dir)
+    state_dir: Path = field(default_factory=paths.state_dir)
     stop_block_cap: int = field(default_factory=stop_block_cap_from_env)
     # Injectable so tests can play a restarted Claude Code process.
     identity: Callable[[], ProcessIdentity | None] = find_cc_process

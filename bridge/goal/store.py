@@ -294,19 +294,24 @@ class GoalStore:
             raise _storage_error(error) from None
         return cls(db)
 
+    def _schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
     def _migrate(self) -> None:
-        with self.write():
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            elif version != SCHEMA_VERSION:
-                raise GoalError(
-                    Code.STORAGE_ERROR,
-                    f"goal store has schema version {version}; ccbridge knows {SCHEMA_VERSION}",
-                )
+        # Only a new file takes the write lock; checking again under it settles a race to create.
+        if self._schema_version() == 0:
+            with self.write():
+                if self._schema_version() == 0:
+                    for statement in _SCHEMA.split(";"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        version = self._schema_version()
+        if version != SCHEMA_VERSION:
+            raise GoalError(
+                Code.STORAGE_ERROR,
+                f"goal store has schema version {version}; ccbridge knows {SCHEMA_VERSION}",
+            )
 
     @contextmanager
     def write(self) -> Iterator[Transaction]:

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from bridge.pipeline.record import record
 
-@dataclass(frozen=True, slots=True)
+
+@record(frozen=True, slots=True)
 class Allow:
     """No objection: the call may go on (never a pre-approval towards Claude Code)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Deny:
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Ask:
     """The call needs an explicit yes from an approval channel."""
 
@@ -26,14 +27,14 @@ class Ask:
 PreDecision = Allow | Deny | Ask
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Accept:
     """Keep the result as it is, optionally adding context messages for the model."""
 
     context: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ReplaceContent:
     """Replace what the model sees of the result."""
 
@@ -41,7 +42,7 @@ class ReplaceContent:
     context: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ReplaceValue:
     """Replace the structured result; only applies to successes."""
 
@@ -49,7 +50,7 @@ class ReplaceValue:
     context: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Block:
     """Turn the result into a corrective error carrying the reason."""
 

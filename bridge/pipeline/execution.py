@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+from bridge.pipeline.record import field, record
 
 
 def freeze(value: Any) -> Any:
@@ -26,7 +27,7 @@ def thaw(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Execution:
     """One tool call: who asked for what. Built once, never changed by any station."""
 
@@ -42,7 +43,7 @@ class Execution:
         return cls(tool_name=tool_name, input=freeze(tool_input), **facts)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ToolResult:
     """What a tool call produced, or the error that stands in for it.
 

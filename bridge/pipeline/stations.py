@@ -8,8 +8,7 @@ pipeline for a host that executes its own tools in-process. Each returns a trace
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Generic, Literal, TypeVar
+from typing import Generic, Literal, TypeVar
 
 from bridge.pipeline.decisions import (
     Accept,
@@ -23,11 +22,12 @@ from bridge.pipeline.decisions import (
     ReplaceValue,
 )
 from bridge.pipeline.execution import Execution, ToolResult
+from bridge.pipeline.record import field, record, replace
 
 F = TypeVar("F")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Named(Generic[F]):
     """A listener with the name the trace and the audit know it by."""
 
@@ -63,7 +63,7 @@ Approval = Literal["allowed_once", "rejected", "cancelled", "unavailable", "defe
 ApprovalChannel = Callable[[Execution, Ask], Approval]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Stations:
     pre_execute: Sequence[Named[PreListener]] = ()
     guards: Sequence[Named[Guard]] = ()
@@ -72,7 +72,7 @@ class Stations:
     observers: Sequence[Named[Observer]] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Step:
     """One station's word on the call, for the trace."""
 
@@ -82,7 +82,7 @@ class Step:
     detail: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     decision: PreDecision
     result: ToolResult | None = None
@@ -227,7 +227,10 @@ def _apply(result: ToolResult, decision: PostDecision) -> ToolResult:
     context = result.context + decision.context
     if isinstance(decision, Block):
         return replace(
-            result, content=f"Error: {decision.reason}", is_error=True, code="BLOCKED",
+            result,
+            content=f"Error: {decision.reason}",
+            is_error=True,
+            code="BLOCKED",
             context=context,
         )
     if isinstance(decision, ReplaceContent):
@@ -256,8 +259,12 @@ def _post_execute(
             trace.append(Step("post_execute", listener.name, "error", repr(decision)))
             return Block(f"post-execute listener {listener.name} returned {decision!r}")
         trace.append(
-            Step("post_execute", listener.name, type(decision).__name__.lower(),
-                 decision.reason if isinstance(decision, Block) else "")
+            Step(
+                "post_execute",
+                listener.name,
+                type(decision).__name__.lower(),
+                decision.reason if isinstance(decision, Block) else "",
+            )
         )
         return decision
 
@@ -265,7 +272,9 @@ def _post_execute(
 
 
 def _observe(
-    execution: Execution, result: ToolResult, observers: Sequence[Named[Observer]],
+    execution: Execution,
+    result: ToolResult,
+    observers: Sequence[Named[Observer]],
     trace: list[Step],
 ) -> None:
     for observer in observers:

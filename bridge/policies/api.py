@@ -1,7 +1,7 @@
 """The native policy API: plain functions, run in-process, failing closed like sub-hooks.
 
     guard(execution) -> str | None                      deny with a reason, or abstain
-    pre_execute(execution, next) -> PreDecision         Allow() / Deny(reason) / Ask(reason) / next()
+    pre_execute(execution, next) -> PreDecision         Allow(), Deny(why), Ask(why) or next()
     post_execute(execution, result, next) -> PostDecision
     observer(execution, result) -> None                 read-only; failures are contained
 

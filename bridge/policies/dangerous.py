@@ -110,10 +110,8 @@ def _flags(argv: tuple[str, ...]) -> Iterator[str]:
 
 def _operands(argv: tuple[str, ...]) -> list[str]:
     words = list(argv[1:])
-    if "--" in words:
-        cut = words.index("--")
-        return [w for w in words[:cut] if not w.startswith("-")] + words[cut + 1 :]
-    return [w for w in words if not w.startswith("-") or w == "-"]
+    cut = words.index("--") if "--" in words else len(words)
+    return [w for w in words[:cut] if w == "-" or not w.startswith("-")] + words[cut + 1 :]
 
 
 def _rm(command: SimpleCommand, cwd: str) -> str | None:

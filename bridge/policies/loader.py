@@ -25,7 +25,9 @@ def load_policy(ref: str) -> Callable[..., Any]:
     except PolicyLoadError:
         raise
     except Exception as error:  # any import-time failure of user code is a load error
-        raise PolicyLoadError(f"cannot load policy {ref}: {type(error).__name__}: {error}") from None
+        raise PolicyLoadError(
+            f"cannot load policy {ref}: {type(error).__name__}: {error}"
+        ) from None
     if not callable(policy):
         raise PolicyLoadError(f"policy {ref} is not callable")
     return policy  # type: ignore[no-any-return]

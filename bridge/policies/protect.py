@@ -112,15 +112,16 @@ class _Protection:
         self.entries = tuple(entry for spec in paths for entry in _entries(spec))
         self.label = label
 
-    def match(self, path: str, cwd: str, unknown_base: bool = False) -> str | None:
-        """The protected entry `path` hits, resolved like the shell would in `cwd`."""
+    def match(
+        self, path: str, cwd: str, shell_word: bool = False, unknown_base: bool = False
+    ) -> str | None:
+        """The protected entry `path` hits, resolved in `cwd` (a shell word: globs expanded)."""
         path = expand_home(path)
         base = cwd if cwd.startswith("/") else os.getcwd()
         absolute = posixpath.join(base, path)
-        forms = {_split(absolute)}
-        for expanded in (absolute, *self._globbed(absolute)):
-            real = _realpath(expanded)
-            forms |= {_split(expanded)} | ({_split(real)} if real else set())
+        forms: set[tuple[str, ...]] = set()
+        for expanded in (absolute, *(self._globbed(absolute) if shell_word else ())):
+            forms |= {_split(expanded), _split(_realpath(expanded) or expanded)}
         for entry in self.entries:
             if any(entry.protects(form) for form in forms):
                 return entry.spec
@@ -191,7 +192,7 @@ def _bash(protection: _Protection, execution: Execution) -> str | None:
         for target in _written(command_):
             if "$" in target or "`" in target:
                 unknown = unknown or target
-            spec = protection.match(target, execution.cwd, unknown_base=moves)
+            spec = protection.match(target, execution.cwd, True, unknown_base=moves)
             if spec is not None:
                 return (
                     f"{protection.label}: `{_show(command_)}` may write to {target}, "
@@ -200,7 +201,7 @@ def _bash(protection: _Protection, execution: Execution) -> str | None:
     if unknown:  # it writes somewhere we cannot name: any protected word is suspect
         for command_ in script.commands():
             for word in _words(command_.words):
-                spec = protection.match(word, execution.cwd)
+                spec = protection.match(word, execution.cwd, True)
                 if spec is not None:
                     return (
                         f"{protection.label}: the command writes to {unknown}, which cannot be "
@@ -232,6 +233,9 @@ def _written(command: SimpleCommand) -> Iterator[str]:
 def _writes_files(command: SimpleCommand) -> bool:
     if command.name in WRITERS:
         return True
+    if command.name == "find":  # what it deletes or hands to a writer is named by its words
+        nested = (c.name for inner in command.nested for c in inner.commands())
+        return "-delete" in command.argv or any(name in WRITERS for name in nested)
     options = [w for w in command.argv[1:] if w.startswith("-") and not w.startswith("--")]
     if command.name == "sed":
         return any("i" in o for o in options) or any(

@@ -11,8 +11,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Literal
 
 MAX_DEPTH = 32
@@ -155,6 +157,13 @@ def _parse(source: str, depth: int) -> Script:
     return _Parser(lexer.tokens(closer=False), depth).script()
 
 
+def _starts_command(tokens: list[_Token]) -> bool:
+    previous = tokens[-1] if tokens else None
+    return not isinstance(previous, _Redir) and (
+        not isinstance(previous, _Word) or previous.text in _KEYWORDS
+    )
+
+
 class _Lexer:
     def __init__(self, source: str, start: int, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -165,7 +174,7 @@ class _Lexer:
 
     def tokens(self, closer: bool) -> list[_Token]:
         """Tokens to the end, or (closer) to the `)` that ends a `$(`, leaving `i` past it."""
-        s, parens = self.s, 0
+        s, parens, cases = self.s, 0, 0
         out: list[_Token] = []
         heredocs: list[tuple[int, str, bool, bool]] = []  # token index, delimiter, quoted, <<-
         while self.i < len(s):
@@ -191,12 +200,16 @@ class _Lexer:
                 out.append(self._word())
             elif op := next((o for o in _OPERATORS if s.startswith(o, self.i)), None):
                 self.i += len(op)
-                if op == ")" and closer and parens == 0:
+                if op == ")" and closer and parens == 0 and not cases:
                     return out
-                parens += (op == "(") - (op == ")")
+                if not (op == ")" and parens == 0 and cases):  # else a `case` pattern's end
+                    parens += (op == "(") - (op == ")")
                 out.append(_Op(op))
             else:
-                out.append(self._word())
+                word = self._word()
+                if not word.quoted and word.text in ("case", "esac") and _starts_command(out):
+                    cases = max(0, cases + (1 if word.text == "case" else -1))
+                out.append(word)
         if closer:
             raise _CannotParse("unterminated $(")
         return out
@@ -460,9 +473,7 @@ def _command(
         start += 1
     argv = _unwrap(tuple(w.text for w in words[start:]))
     sources = [*subs, *(sub for word in words for sub in word.subs)]
-    code = _inline_script(argv, tuple(redirects))
-    if code is not None:
-        sources.append(code)
+    sources += _inline_scripts(argv, tuple(redirects))
     nested = tuple(_parse(source, depth + 1) for source in sources)
     return SimpleCommand(argv, tuple(redirects), tuple(w.text for w in words), nested)
 
@@ -560,11 +571,27 @@ def _stdin(redirects: tuple[Redirect, ...]) -> Program:
     return Program("stdin", (here[-1] or "") if here else "")
 
 
-def _inline_script(argv: tuple[str, ...], redirects: tuple[Redirect, ...]) -> str | None:
-    """Shell code this command runs from a string: `sh -c CODE`, `eval ARGS`, `bash <<EOF`."""
-    if argv and argv[0] == "eval":
-        return " ".join(argv[1:])
-    if interpreter(argv) not in SHELLS:
-        return None
-    source = program(argv, redirects)
-    return source.text if source is not None and source.kind in ("inline", "stdin") else None
+def _inline_scripts(argv: tuple[str, ...], redirects: tuple[Redirect, ...]) -> list[str]:
+    """Shell code this command runs from its arguments: `sh -c CODE`, `eval ARGS`, `bash <<EOF`,
+    `su -c CODE`, `find -exec CMD ;`."""
+    name = posixpath.basename(argv[0]) if argv else ""
+    if name == "eval":
+        return [" ".join(argv[1:])]
+    if name in ("su", "runuser"):
+        return [code for flag, code in pairwise(argv) if flag in ("-c", "--command")]
+    if name == "find":
+        return [
+            shlex.join(_exec_argv(argv[i + 1 :]))
+            for i, word in enumerate(argv)
+            if word in ("-exec", "-execdir", "-ok", "-okdir")
+        ]
+    source = program(argv, redirects) if interpreter(argv) in SHELLS else None
+    return [source.text] if source is not None and source.kind in ("inline", "stdin") else []
+
+
+def _exec_argv(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The command of a `find -exec`, which ends at `;` or at `{} +`."""
+    for i, word in enumerate(words):
+        if word == ";" or (word == "+" and i and words[i - 1] == "{}"):
+            return words[:i]
+    return words

@@ -11,9 +11,9 @@ finishing order changes a single byte of the answer's decision or reason.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from bridge.pipeline.record import record
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import Verdict
 
@@ -22,19 +22,19 @@ _STRICTNESS: dict[Rank, int] = {"none": 0, "ask": 1, "deny": 2}
 CONTEXT_LIMIT = 10_000  # CC cuts longer strings to a preview
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Judged:
     hook: HookSpec
     verdict: Verdict
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Rewrite:
     hook: str
     diff: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Folded:
     rank: Rank
     reason: str = ""
@@ -86,24 +86,33 @@ def fold(judged: Sequence[Judged], tool_input: Mapping[str, Any]) -> Folded:
         candidate = rank_of(item)
         if _STRICTNESS[candidate] > _STRICTNESS[rank]:
             rank = candidate
-    reasons = sorted({reason_of(item) for item in judged if rank != "none" and rank_of(item) == rank})
+    reasons = sorted(
+        {reason_of(item) for item in judged if rank != "none" and rank_of(item) == rank}
+    )
     in_config_order = sorted(judged, key=lambda item: item.hook.order)
     contexts = tuple(item.verdict.context for item in in_config_order if item.verdict.context)
-    messages = [item.verdict.system_message for item in in_config_order
-                if item.verdict.system_message]
-    ignored = tuple(item.hook.name for item in in_config_order
-                    if item.verdict.kind == "failure" and item.hook.on_failure == "ignore")
-    messages += [f"ccbridge: {reason_of(item)} (ignored: onFailure is 'ignore')"
-                 for item in in_config_order
-                 if item.verdict.kind == "failure" and item.hook.on_failure == "ignore"]
+    messages = [
+        item.verdict.system_message for item in in_config_order if item.verdict.system_message
+    ]
+    ignored = tuple(
+        item.hook.name
+        for item in in_config_order
+        if item.verdict.kind == "failure" and item.hook.on_failure == "ignore"
+    )
+    messages += [
+        f"ccbridge: {reason_of(item)} (ignored: onFailure is 'ignore')"
+        for item in in_config_order
+        if item.verdict.kind == "failure" and item.hook.on_failure == "ignore"
+    ]
     stops = sorted({item.verdict.stop_reason for item in judged if item.verdict.stop_reason})
     return Folded(
         rank=rank,
         reason="\n\n".join(reasons),
         contexts=(_joined(contexts),) if contexts else (),
         system_messages=(_joined(messages),) if messages else (),
-        downgraded=tuple(item.hook.name for item in in_config_order
-                         if item.verdict.kind == "allow"),
+        downgraded=tuple(
+            item.hook.name for item in in_config_order if item.verdict.kind == "allow"
+        ),
         rewrites=tuple(
             Rewrite(item.hook.name, input_diff(tool_input, item.verdict.updated_input))
             for item in in_config_order

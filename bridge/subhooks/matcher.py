@@ -27,7 +27,9 @@ def compile_matcher(matcher: str | None) -> Callable[[str], bool]:
     try:
         pattern = re.compile(matcher)
     except re.error as error:
-        raise MatcherError(f"matcher {matcher!r} is not a valid regular expression: {error}") from None
+        raise MatcherError(
+            f"matcher {matcher!r} is not a valid regular expression: {error}"
+        ) from None
     return lambda name: pattern.search(name) is not None
 
 

@@ -14,8 +14,8 @@ import signal
 import subprocess
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
+from bridge.pipeline.record import field, record
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 
@@ -40,7 +40,7 @@ def argv_of(hook: HookSpec, env: Mapping[str, str]) -> list[str]:
     return [hook.shell or "sh", "-c", command]
 
 
-@dataclass
+@record()
 class _Live:
     hook: HookSpec
     process: subprocess.Popen[bytes]
@@ -138,7 +138,7 @@ def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap:
         )
         for key, _mask in selector.select(timeout=max(0.0, wake - time.monotonic())):
             index, what = key.data
-            if True:
+            if not live[index].done:  # an earlier event of this batch may have closed it
                 _service(selector, live[index], what, key.fileobj, output_cap)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any, Literal
+
+from bridge.pipeline.record import record
 
 OnFailure = Literal["block", "ignore"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HookSpec:
     """One CC handler as ccbridge runs it.
 
@@ -37,6 +38,8 @@ class HookSpec:
         return (self.type, self.command, self.args, self.shell, self.if_rule)
 
     def to_json(self) -> dict[str, Any]:
+        from dataclasses import asdict  # only when compiling a config, off the hot path
+
         return asdict(self)
 
     @classmethod

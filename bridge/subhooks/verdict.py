@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from bridge.pipeline.record import record
 
 # "block" is PostToolUse's word for deny; "failure" is a hook that did not give a usable answer.
 Kind = Literal["deny", "ask", "allow", "defer", "none", "block", "failure"]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Verdict:
     kind: Kind
     reason: str = ""
@@ -21,7 +22,7 @@ class Verdict:
     stop_reason: str | None = None  # set when the hook answered `continue: false`
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HookRun:
     """How one sub-hook process went: its exit and output, or why it never answered."""
 

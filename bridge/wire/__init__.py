@@ -1,1 +1,1 @@
-"""Claude Code's hook wire format: events in, answers out, sub-hook outputs read as CC reads them."""
+"""Claude Code's hook wire format: events in, answers out, sub-hook outputs read as CC does."""

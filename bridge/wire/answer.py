@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
 from bridge.pipeline import Ask, Deny, PreDecision
+from bridge.pipeline.record import record
 
 # Exit 2 blocks on every CC version; since 2.1.197 CC also reads the JSON and prefers its reason.
 DENY_EXIT = 2
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Answer:
     payload: dict[str, Any]
     exit_code: int = 0
@@ -84,6 +84,7 @@ def post_tool_use(
         payload["reason"] = block_reason
     if contexts:
         payload["hookSpecificOutput"] = {
-            "hookEventName": event_name, "additionalContext": "\n\n".join(contexts)
+            "hookEventName": event_name,
+            "additionalContext": "\n\n".join(contexts),
         }
     return Answer(payload)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import orjson
+
+from bridge.pipeline.record import record
 
 # A Write of a large file is normal; anything past this is refused, never truncated.
 MAX_EVENT_BYTES = 16 * 1024 * 1024
@@ -21,7 +22,7 @@ class EventError(ValueError):
     """Stdin did not hold a hook event we can judge; the message says why."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HookEvent:
     name: str
     raw: Mapping[str, Any]

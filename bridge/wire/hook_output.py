@@ -44,12 +44,15 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
                 verdict = None
             if verdict is not None and verdict.reason:
                 reason = verdict.reason
-        return Verdict("block" if event_name != "PreToolUse" else "deny",
-                       reason=reason or "exited with code 2")
+        return Verdict(
+            "block" if event_name != "PreToolUse" else "deny", reason=reason or "exited with code 2"
+        )
     if run.exit_code != 0:
         detail = _text(run.stderr) or _text(run.stdout)
-        return Verdict("failure", reason=f"exited with code {run.exit_code}"
-                       + (f": {detail}" if detail else ""))
+        return Verdict(
+            "failure",
+            reason=f"exited with code {run.exit_code}" + (f": {detail}" if detail else ""),
+        )
     if not stdout.startswith(b"{"):
         return Verdict("none")
     try:
@@ -93,9 +96,15 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
     if stop_reason is not None and kind not in ("deny", "block"):
         kind, reason = ("deny" if event_name == "PreToolUse" else "block"), stop_reason
     updated_output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
-    return Verdict(kind, reason=reason, context=context, system_message=system_message,
-                   updated_input=updated_input, updated_output=updated_output,
-                   stop_reason=stop_reason)
+    return Verdict(
+        kind,
+        reason=reason,
+        context=context,
+        system_message=system_message,
+        updated_input=updated_input,
+        updated_output=updated_output,
+        stop_reason=stop_reason,
+    )
 
 
 def _decision(
@@ -109,8 +118,9 @@ def _decision(
         decision = specific.get("permissionDecision")
         if decision is not None:
             if decision not in _PRE_DECISIONS:
-                raise ValueError(f"permissionDecision {decision!r} is not one of "
-                                 "allow, deny, ask, defer")
+                raise ValueError(
+                    f"permissionDecision {decision!r} is not one of allow, deny, ask, defer"
+                )
             reason = _string(specific, "permissionDecisionReason") or legacy_reason
             return _PRE_DECISIONS[decision], reason
         if legacy is not None:

@@ -18,7 +18,7 @@ from bridge.goal.store import GoalStore
 from .driver import refused
 
 texts = st.text(
-    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=12
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=1, max_size=12
 ).filter(str.strip)
 seconds = st.integers(0, 59)
 operations = st.lists(

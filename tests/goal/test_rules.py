@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bridge.goal import rules
@@ -21,9 +23,7 @@ def new_goal(max_rounds: int = 5) -> Goal:
     )
 
 
-def act(
-    goal: Goal | None, action: Action, *, revision: int | None = None, **params: object
-) -> Goal:
+def act(goal: Goal | None, action: Action, *, revision: int | None = None, **params: Any) -> Goal:
     """Apply an update at the goal's current revision unless told otherwise."""
     current = revision if revision is not None else (goal.revision if goal else 1)
     return rules.update(
@@ -32,7 +32,7 @@ def act(
         revision=current,
         action=action,
         now=NOW,
-        **params,  # type: ignore[arg-type]
+        **params,
     )
 
 
@@ -155,7 +155,7 @@ def test_edit_cannot_put_the_cap_below_rounds_already_started() -> None:
     ],
 )
 def test_parameters_that_do_not_belong_to_the_action_are_refused(
-    action: Action, extra: dict[str, object]
+    action: Action, extra: dict[str, Any]
 ) -> None:
     with refused(Code.INVALID_REQUEST):
         act(new_goal(), action, **extra)

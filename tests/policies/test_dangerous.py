@@ -94,6 +94,9 @@ DANGEROUS = [
     ("if true; then rm -rf /; fi", "root of the filesystem"),
     ("bash <<EOF\nrm -rf /\nEOF", "root of the filesystem"),
     ("X=1 \\rm -rf /", "root of the filesystem"),
+    ("find . -exec rm -rf / \\;", "root of the filesystem"),
+    ("find . -exec sh -c 'reboot' \\;", "shuts down"),
+    ("sudo su -c 'rm -rf /'", "root of the filesystem"),
 ]
 
 
@@ -105,6 +108,7 @@ def test_dangerous_commands_are_denied(command: str, why: str) -> None:
 
 
 BENIGN = [
+    "true",
     "rm -rf ./build",
     "rm -rf build dist *.egg-info",
     "rm -rf /tmp/ccbridge-test",
@@ -129,6 +133,7 @@ BENIGN = [
     "bash install.sh",
     "find . -name '*.pyc' -delete",
     "find /tmp/build -delete",
+    "find . -name '*.o' -exec rm {} +",
     "dd if=/dev/zero of=disk.img bs=1M count=10",
     "echo hi > /dev/null 2>&1",
     "ls > /dev/stderr",

@@ -126,6 +126,8 @@ DENIED = [
     "cd ~/.claude && echo {} > settings.json",  # after cd the relative name lands there
     "F=.env; echo x > $F",  # the target is unknown and a protected name is mentioned
     "echo x > /work/project/sub/../.env",
+    "find . -name .env -delete",
+    "find ~/.ssh -type f -exec rm {} +",
 ]
 
 
@@ -152,6 +154,8 @@ ALLOWED = [
     "cd /tmp && echo x > out.txt",
     "echo $HOME > out.txt",
     "cat ~/.claude/settings.json",
+    "find . -name .env",
+    "find . -name '*.pyc' -delete",
 ]
 
 

@@ -42,6 +42,19 @@ def argvs(command: str) -> list[tuple[str, ...]]:
         ("xargs -0 -I{} rm {}", [("rm", "{}")]),
         ("if true; then rm x; fi", [("true",), ("rm", "x")]),
         ("case $x in a) rm y;; esac", [("case", "$x", "in", "a"), ("rm", "y")]),
+        (
+            "echo $(case $x in (a) rm y;; b|c) ls;; esac)",
+            [
+                ("echo", "$(case $x in (a) rm y;; b|c) ls;; esac)"),
+                ("case", "$x", "in"),
+                ("a",),
+                ("rm", "y"),
+                ("b",),
+                ("c",),
+                ("ls",),
+            ],
+        ),
+        ("echo $(echo case) x", [("echo", "$(echo case)", "x"), ("echo", "case")]),
         ("echo a#b # comment ; rm x", [("echo", "a#b")]),
         ("echo one \\\n two", [("echo", "one", "two")]),
         ('"A=1" cmd', [("A=1", "cmd")]),
@@ -70,6 +83,9 @@ def test_simple_commands(command: str, expected: list[tuple[str, ...]]) -> None:
         ("bash <<EOF\nrm x\nEOF", ("rm", "x")),
         ("cat <<EOF\n$(rm x)\nEOF", ("rm", "x")),
         ("X=$(rm x) true", ("rm", "x")),
+        ("sudo su - root -c 'rm x'", ("rm", "x")),
+        ("find . -exec rm x \\; -print", ("rm", "x")),
+        ("find . -execdir rm x {} +", ("rm", "x", "{}")),
     ],
 )
 def test_nested_commands_are_found(command: str, inner: tuple[str, ...]) -> None:

@@ -1,0 +1,115 @@
+"""`ccbridge test`: run fixture cases against the config and compare the answers."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from bridge import fixtures
+from bridge.cli.output import dim, mark, project_of, say
+
+DEFAULT_DIR = Path(".claude") / "ccbridge-tests"
+
+
+def _init(event_name: str, paths: tuple[Path, ...]) -> None:
+    if len(paths) > 1:
+        raise click.UsageError("--init takes one directory to create")
+    target = paths[0] if paths else Path(f"{event_name.lower()}-case")
+    try:
+        written = fixtures.write_skeleton(target, event_name)
+    except (fixtures.FixtureError, OSError) as error:
+        raise click.ClickException(str(error)) from None
+    for path in written:
+        say(f"wrote {path}")
+    say(f"edit {written[0].name}, then record the answer: ccbridge test --update {target}")
+
+
+def _cases(paths: tuple[Path, ...]) -> list[Path]:
+    roots = list(paths) or [project_of(os.environ) / DEFAULT_DIR]
+    try:
+        found = fixtures.discover(roots)
+    except fixtures.FixtureError as error:
+        raise click.ClickException(str(error)) from None
+    if not found:
+        raise click.ClickException(
+            "no cases (directories with an event.json) under " + ", ".join(map(str, roots))
+        )
+    return found
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option(
+    "--init",
+    "init",
+    metavar="EVENT",
+    help=f"Write a case skeleton for this event type ({', '.join(fixtures.SKELETONS)}) "
+    "into PATH (default ./<event>-case).",
+)
+@click.option(
+    "--update", is_flag=True, help="Record each case's actual answer as its expected.json."
+)
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Config for cases without their own config.yaml (default: your layers).",
+)
+def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path | None) -> None:
+    """Run fixture cases through `ccbridge run` and compare the answers.
+
+    \b
+    A case is a directory:
+      event.json     the hook event (stdin)
+      expected.json  {"stdout": <answer JSON or null>, "exit_code": 0,
+                      "stderr_contains": ["..."]}
+      config.yaml    optional; without it your own config is used
+      setup          optional executable run first in the case's work directory
+    `${CASE_DIR}` and `${WORK_DIR}` in event.json and config.yaml are replaced by the
+    case's directory and its temporary work directory. PATHs are cases or directories
+    searched for cases (default: <project>/.claude/ccbridge-tests). Exits 1 when a case fails.
+
+    \b
+    Examples:
+      ccbridge test --init PreToolUse tests/hooks/deny-rm
+      ccbridge test --update tests/hooks/deny-rm   # record the current answer
+      ccbridge test tests/hooks
+    """
+    if init is not None:
+        _init(init, paths)
+        return
+    failed = 0
+    cases = _cases(paths)
+    for path in cases:
+        try:
+            case = fixtures.load_case(path)
+        except fixtures.FixtureError as error:
+            failed += 1
+            say(f"{mark('fail')}  {path}\n      {error}")
+            continue
+        outcome = fixtures.check_case(case, fallback_config=config)
+        if update and (not outcome.passed or case.expected is None):
+            try:
+                fixtures.record(case, outcome.actual)
+            except fixtures.FixtureError as error:
+                failed += 1
+                say(f"{mark('fail')}  {case.name}\n      {error}")
+                continue
+            say(f"{mark('info')}  {case.name} {dim('recorded')}")
+        elif outcome.passed:
+            say(f"{mark('ok')}  {case.name}")
+        else:
+            failed += 1
+            say(f"{mark('fail')}  {case.name}")
+            for line in outcome.mismatches:
+                say(f"      {_coloured(line)}")
+    say(f"{len(cases) - failed} passed, {failed} failed")
+    if failed:
+        raise SystemExit(1)
+
+
+def _coloured(line: str) -> str:
+    colour = {"+": "green", "-": "red", "@": "cyan"}.get(line[:1])
+    return click.style(line, fg=colour) if colour else line

@@ -1,0 +1,33 @@
+"""Running a native guard as a standalone Claude Code PreToolUse command hook."""
+
+from __future__ import annotations
+
+import sys
+from typing import BinaryIO
+
+from bridge.pipeline import Execution, Guard
+from bridge.wire.answer import deny
+from bridge.wire.event import EventError, read_event
+
+
+def run_guard_as_hook(guard: Guard, name: str, stdin: BinaryIO | None = None,
+                      stdout: BinaryIO | None = None) -> int:
+    """Read one event, print a deny on objection (nothing otherwise), exit 0.
+
+    Bad stdin and the guard's own failures deny: a safety hook that cannot judge says no.
+    """
+    stdin = stdin or sys.stdin.buffer
+    stdout = stdout or sys.stdout.buffer
+    try:
+        event = read_event(stdin)
+        if event.name != "PreToolUse":
+            return 0
+        execution = Execution.create(event.tool_name, event.tool_input, cwd=event.cwd)
+        reason = guard(execution)
+    except EventError as error:
+        reason = f"{name} hook cannot judge this call: {error}"
+    except Exception as error:  # fail closed, never a traceback
+        reason = f"{name} hook failed: {type(error).__name__}: {error}"
+    if reason is not None:
+        stdout.write(deny(reason).stdout)
+    return 0

@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+import json
+
+from .conftest import Sandbox
+
+
+def fake_claude(sandbox: Sandbox, version: str) -> None:
+    sandbox.write(
+        sandbox.root / "bin" / "claude", f'#!/bin/sh\necho "{version} (Claude Code)"\n', mode=0o755
+    )
+
+
+def findings(sandbox: Sandbox) -> tuple[int, dict[str, list[tuple[str, str]]]]:
+    done = sandbox.run("doctor", "--json")
+    assert "Traceback" not in done.stderr
+    grouped: dict[str, list[tuple[str, str]]] = {}
+    for item in json.loads(done.stdout):
+        grouped.setdefault(item["topic"], []).append((item["level"], item["message"]))
+    return done.returncode, grouped
+
+
+def test_a_healthy_install(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    sandbox.write(sandbox.config, "audit:\n  keep: 2\n")
+    assert sandbox.run("install").returncode == 0
+    code, found = findings(sandbox)
+    assert code == 0, found
+    assert found["claude"][0][0] == "ok" and "2.1.332" in found["claude"][0][1]
+    assert found["onFailure"][0][0] == "ok"
+    assert found["registration"] == [
+        ("ok", f"{sandbox.settings}: PostToolUse, PostToolUseFailure, PreToolUse")
+    ]
+    assert found["starts"][0][0] == "ok"
+    assert found["config"][0][0] == "ok" and found["audit"][0][0] == "ok"
+    assert found["twice"] == [("ok", "no hook is configured twice")]
+    text = sandbox.run("doctor").stdout
+    assert "  ok  claude" in text and "\x1b[" not in text
+
+
+def test_nothing_in_place(sandbox: Sandbox) -> None:
+    code, found = findings(sandbox)
+    assert code == 1
+    assert found["claude"][0][0] == "fail" and found["registration"][0][0] == "fail"
+    assert found["config"][0][0] == "info"
+
+
+def test_old_claude_and_a_command_that_does_not_start(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.197")
+    sandbox.write_json(
+        sandbox.settings,
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {
+                        "hooks": [
+                            {"type": "command", "command": "/nowhere/ccbridge run", "timeout": 30}
+                        ]
+                    }
+                ]
+            }
+        },
+    )
+    code, found = findings(sandbox)
+    assert code == 1
+    assert found["onFailure"][0][0] == "warn" and "2.1.295" in found["onFailure"][0][1]
+    levels = [level for level, _ in found["registration"]]
+    assert levels.count("warn") == 2 and "fail" in levels  # no onFailure, low timeout, no Post
+    assert found["starts"][0][0] == "fail" and "exited with code 127" in found["starts"][0][1]
+
+
+def test_invalid_config_and_hooks_configured_twice(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    sandbox.write(
+        sandbox.config,
+        "hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: ./guard.sh}\n",
+    )
+    assert sandbox.run("install").returncode == 0
+    settings = json.loads(sandbox.settings.read_text())
+    settings["hooks"]["PreToolUse"].append(
+        {"hooks": [{"type": "command", "command": "./guard.sh"}]}
+    )
+    sandbox.write_json(sandbox.settings, settings)
+    code, found = findings(sandbox)
+    assert code == 0
+    assert found["twice"][0][0] == "warn" and "./guard.sh" in found["twice"][0][1]
+    sandbox.write(sandbox.project / ".claude" / "ccbridge.local.yaml", "goals: 3\n")
+    code, found = findings(sandbox)
+    assert code == 1 and found["config"][0][0] == "fail"
+    assert "ccbridge.local.yaml:1" in found["config"][0][1]
+
+
+def test_unwritable_audit_location(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    blocker = sandbox.write(sandbox.root / "file", "")
+    sandbox.write(sandbox.config, f"audit:\n  path: {blocker}/audit.jsonl\n")
+    code, found = findings(sandbox)
+    assert code == 1 and found["audit"][0][0] == "fail"

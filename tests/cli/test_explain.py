@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import json
+
+from .conftest import Sandbox, event
+
+CONFIG = """hooks:
+  PreToolUse:
+    - matcher: Bash
+      hooks:
+        - type: command
+          command: echo "no rm" >&2; exit 2
+          name: no-rm
+        - type: command
+          name: rewriter
+          command: >-
+            echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse",
+            "permissionDecision":"allow","updatedInput":{"command":"ls"}}}'
+    - matcher: Write
+      hooks:
+        - type: command
+          command: exit 1
+          name: writer
+"""
+
+
+def test_explain_traces_every_subhook_and_prints_the_run_answer(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.config, CONFIG)
+    stdin = event(command="rm -rf build")
+    done = sandbox.run("explain", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert f"{sandbox.config}:5 hooks.PreToolUse[0].hooks[0]" in out
+    assert "exit 2" in out and "said: no rm" in out and "ccbridge: counts as deny" in out
+    assert "allow downgraded to no opinion; updatedInput recorded, not applied" in out
+    assert "writer  not matched (matcher 'Write')" in out
+    assert '{"command": {"from": "rm -rf build", "to": "ls"}}' in out
+    run = sandbox.run("run", stdin=stdin)
+    assert run.returncode == 2
+    assert run.stdout.strip() in out.splitlines()
+    assert "answer (exit 2)" in out
+
+
+def test_explain_json_and_no_audit_record(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.config, CONFIG)
+    done = sandbox.run("explain", "--json", stdin=event(command="rm x"))
+    data = json.loads(done.stdout)
+    names = {item["name"]: item for item in data["subhooks"]}
+    assert names["no-rm"]["raw"] == "deny" and names["no-rm"]["exit_code"] == 2
+    assert names["no-rm"]["duration_ms"] >= 0
+    assert names["writer"]["matched"] is False and names["writer"]["raw"] is None
+    assert names["rewriter"]["action"].startswith("allow downgraded")
+    assert data["steps"][0] == {
+        "station": "pre_execute",
+        "name": "subhooks",
+        "outcome": "deny",
+        "detail": "[no-rm] no rm",
+    }
+    assert data["answer"]["exit_code"] == 2
+    assert (
+        json.loads(data["answer"]["stdout"])["hookSpecificOutput"]["permissionDecision"] == "deny"
+    )
+    assert not (sandbox.state / "audit.jsonl").exists()
+
+
+def test_explain_shows_a_config_error_as_run_would(sandbox: Sandbox) -> None:
+    config = sandbox.write(sandbox.root / "bad.yaml", "defaults:\n  timeout: 99\n")
+    done = sandbox.run("explain", "--config", str(config), stdin=event())
+    assert done.returncode == 0
+    assert "config error" in done.stdout and "bad.yaml:2" in done.stdout
+    assert '"permissionDecision":"deny"' in done.stdout
+
+
+def test_explain_rejects_bad_stdin_without_traceback(sandbox: Sandbox) -> None:
+    done = sandbox.run("explain", stdin="{")
+    assert done.returncode == 1
+    assert "not valid JSON" in done.stderr and "Traceback" not in done.stderr

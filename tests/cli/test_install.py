@@ -1,0 +1,223 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bridge import install as installing
+
+from .conftest import Sandbox
+
+ORIGINAL = """{
+  "permissions": {"allow": ["Bash(ls)"]},
+  "hooks": {
+    "PreToolUse": [{"matcher": "Bash", "hooks": [
+      {"type": "command", "command": "./guard.sh", "timeout": 600},
+      {"type": "http", "url": "http://localhost:9/hook"}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]
+  },
+  "model": "opus"
+}
+"""
+
+
+def registered_events(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found = {}
+    for event, groups in settings["hooks"].items():
+        for group in groups:
+            for handler in group["hooks"]:
+                if installing.is_registration(handler):
+                    found[event] = handler
+    return found
+
+
+def test_install_moves_tool_hooks_and_keeps_everything_else(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    done = sandbox.run("install")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(sandbox.settings.read_text())
+    assert settings["permissions"] == {"allow": ["Bash(ls)"]} and settings["model"] == "opus"
+    assert settings["hooks"]["SessionStart"] == [
+        {"hooks": [{"type": "command", "command": "echo hi"}]}
+    ]
+    # the http hook cannot run behind ccbridge: it stays, under its matcher
+    assert {
+        "matcher": "Bash",
+        "hooks": [{"type": "http", "url": "http://localhost:9/hook"}],
+    } in settings["hooks"]["PreToolUse"]
+    registered = registered_events(settings)
+    assert sorted(registered) == ["PostToolUse", "PostToolUseFailure", "PreToolUse"]
+    handler = registered["PreToolUse"]
+    assert handler["onFailure"] == "block" and handler["timeout"] == 60
+    assert Path(handler["command"].rsplit(" ", 1)[0]).is_absolute()
+    config = yaml.safe_load(sandbox.config.read_text())
+    assert config["hooks"]["PreToolUse"] == [
+        {
+            "matcher": "Bash",
+            "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 50.0}],
+        }
+    ]
+    assert "lowered" in done.stdout
+    assert sandbox.run("check").returncode == 0
+
+
+def test_install_is_idempotent(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    assert sandbox.run("install").returncode == 0
+    settings, config = sandbox.settings.read_bytes(), sandbox.config.read_bytes()
+    again = sandbox.run("install")
+    assert again.returncode == 0 and "nothing to change" in again.stdout
+    assert sandbox.settings.read_bytes() == settings and sandbox.config.read_bytes() == config
+
+
+def test_dry_run_shows_a_diff_and_writes_nothing(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    done = sandbox.run("install", "--dry-run")
+    assert done.returncode == 0
+    assert f"+++ {sandbox.settings}" in done.stdout and "+++ " + str(sandbox.config) in done.stdout
+    assert '+            "onFailure": "block"' in done.stdout
+    assert sandbox.settings.read_text() == ORIGINAL and not sandbox.config.exists()
+    assert "\x1b[" not in done.stdout  # no colour when not on a terminal
+
+
+def test_uninstall_restores_the_exact_bytes(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    sandbox.write(sandbox.config, "# mine\naudit:\n  keep: 3\n")
+    assert sandbox.run("install").returncode == 0
+    assert "guard.sh" in sandbox.config.read_text()
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0, done.stderr
+    assert sandbox.settings.read_text() == ORIGINAL
+    assert sandbox.config.read_text() == "# mine\naudit:\n  keep: 3\n"
+    assert sandbox.run("uninstall").stdout.startswith("ccbridge is not installed")
+
+
+def test_uninstall_removes_files_install_created(sandbox: Sandbox) -> None:
+    assert sandbox.run("install", "--user").returncode == 0
+    user_settings = sandbox.home / ".claude" / "settings.json"
+    assert registered_events(json.loads(user_settings.read_text()))
+    assert not sandbox.settings.exists() or sandbox.settings.read_text() == ""
+    assert sandbox.run("uninstall", "--user").returncode == 0
+    assert not user_settings.exists()
+
+
+def test_uninstall_after_an_edit_keeps_the_edit_and_puts_hooks_back(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    assert sandbox.run("install").returncode == 0
+    settings = json.loads(sandbox.settings.read_text())
+    settings["env"] = {"A": "1"}
+    sandbox.write_json(sandbox.settings, settings)
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0 and "changed since install" in done.stdout
+    after = json.loads(sandbox.settings.read_text())
+    assert after["env"] == {"A": "1"} and not registered_events(after)
+    commands = [h.get("command") for g in after["hooks"]["PreToolUse"] for h in g["hooks"]]
+    assert "./guard.sh" in commands
+
+
+def test_goal_hooks_are_registered_when_goals_are_enabled(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.config, "goals:\n  enabled: true\n")
+    assert sandbox.run("install", "--local").returncode == 0
+    local = sandbox.project / ".claude" / "settings.local.json"
+    assert sorted(registered_events(json.loads(local.read_text()))) == [
+        "PostToolUse",
+        "PostToolUseFailure",
+        "PreToolUse",
+        "Stop",
+        "UserPromptSubmit",
+    ]
+
+
+def test_broken_settings_is_an_error_without_traceback(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, "{not json")
+    done = sandbox.run("install")
+    assert done.returncode == 1
+    assert "not valid JSON" in done.stderr and "Traceback" not in done.stderr
+    assert sandbox.settings.read_text() == "{not json"
+
+
+def test_a_hook_ccbridge_cannot_take_leaves_everything_unchanged(sandbox: Sandbox) -> None:
+    bad = {
+        "hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}]}
+    }
+    sandbox.write_json(sandbox.settings, bad)
+    done = sandbox.run("install")
+    assert done.returncode == 1 and "nothing was changed" in done.stderr
+    assert json.loads(sandbox.settings.read_text()) == bad and not sandbox.config.exists()
+
+
+# --- laws of the pure planner ------------------------------------------------------------
+
+handlers = st.one_of(
+    st.builds(
+        lambda c, t: {"type": "command", "command": c, **({"timeout": t} if t else {})},
+        st.sampled_from(["a.sh", "b.sh", "echo x"]),
+        st.sampled_from([None, 5, 600]),
+    ),
+    st.just({"type": "http", "url": "http://h"}),
+    st.just({"type": "command", "command": "slow.sh", "async": True}),
+    st.just({"type": "command", "command": "/old/ccbridge run", "timeout": 5}),
+)
+groups = st.builds(
+    lambda m, hs: {**({"matcher": m} if m else {}), "hooks": hs},
+    st.sampled_from([None, "Bash", "Write|Edit"]),
+    st.lists(handlers, max_size=3),
+)
+hook_blocks = st.dictionaries(
+    st.sampled_from(["PreToolUse", "PostToolUse", "SessionStart", "Stop"]),
+    st.lists(groups, max_size=3),
+    max_size=4,
+)
+WHERE = installing.Target(Path("/p/.claude/settings.json"), Path("/p/.claude/ccbridge.yaml"))
+
+
+def handler_list(hooks: dict[str, Any]) -> list[tuple[str, str]]:
+    """(event, handler) pairs other than ccbridge's own, timeouts as ccbridge caps them."""
+
+    def capped(handler: dict[str, Any]) -> str:
+        timeout = handler.get("timeout")
+        if timeout is not None and timeout > installing.MAX_HOOK_TIMEOUT:
+            handler = {**handler, "timeout": installing.MAX_HOOK_TIMEOUT}
+        return json.dumps(handler, sort_keys=True)
+
+    return sorted(
+        (event, capped(h))
+        for event, gs in hooks.items()
+        for g in gs
+        for h in g["hooks"]
+        if not installing.is_registration(h)
+    )
+
+
+@settings(max_examples=60, deadline=None)
+@given(hook_blocks, st.booleans())
+def test_install_is_idempotent_and_loses_no_hook(hooks: dict[str, Any], goals: bool) -> None:
+    before = installing.dump_settings({"model": "x", "hooks": hooks})
+    plan = installing.plan_install(WHERE, before, None, "/bin/ccbridge run", goals)
+    assert plan.settings_after is not None
+    again = installing.plan_install(
+        WHERE, plan.settings_after, plan.config_after, "/bin/ccbridge run", goals
+    )
+    assert not again.changed
+    after = json.loads(plan.settings_after)
+    assert after["model"] == "x"
+    kept, moved = handler_list(after["hooks"]), handler_list(plan.moved)
+    assert sorted(kept + moved) == handler_list(hooks)
+    assert all(
+        event in installing.TOOL_EVENTS
+        and '"async"' not in handler
+        and '"type": "command"' in handler
+        for event, handler in moved
+    )
+    assert sorted(registered_events(after)) == sorted(
+        installing.TOOL_EVENTS + (installing.GOAL_EVENTS if goals else ())
+    )
+    put_back = installing.without_registration(WHERE.settings, plan.settings_after, plan.moved)
+    assert put_back is not None
+    restored = json.loads(put_back).get("hooks", {})
+    assert not registered_events({"hooks": restored})
+    assert handler_list(restored) == handler_list(hooks)

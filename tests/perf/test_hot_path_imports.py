@@ -1,0 +1,145 @@
+"""`ccbridge run` with a warm config cache imports only what the event needs.
+
+Deterministic, not timed: the real console script runs under `-X importtime` and the test
+looks at which modules it imported beyond what the bare interpreter imports on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import sysconfig
+from collections.abc import Iterable
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(sysconfig.get_path("scripts")) / "ccbridge"
+
+# Never on the hot path: the slow config path, the CLI, and big stdlib packages.
+FORBIDDEN = (
+    "click*", "pydantic*", "yaml*", "_yaml", "bridge.cli*", "bridge.config.build",
+    "bridge.config.schema", "asyncio*", "concurrent*", "multiprocessing*", "email*", "http*",
+    "xml*", "logging*", "sqlite3*", "ssl", "socket", "unittest*", "decimal",
+    "typing_extensions", "importlib.metadata*", "argparse", "bridge.goal*",
+)
+
+# Everything a Read event with an empty config may import on top of the bare interpreter.
+EMPTY_CONFIG_ALLOWED = (
+    "bridge", "bridge.main", "bridge.paths", "bridge.engine", "bridge.wire", "bridge.wire.*",
+    "bridge.pipeline", "bridge.pipeline.*", "bridge.config", "bridge.config.compiled",
+    "bridge.subhooks", "bridge.subhooks.*", "bridge.audit", "bridge.audit.*",
+    "orjson", "orjson.*", "json", "json.*", "_json", "hashlib", "_hashlib", "_blake2", "_sha256",
+    "fcntl", "dataclasses", "inspect", "ast", "_ast", "dis", "opcode", "_opcode", "tokenize",
+    "token", "linecache", "copy", "org", "org.*", "datetime", "_datetime", "uuid", "_uuid",
+    "platform", "fnmatch", "posixpath", "re", "re.*", "_sre", "enum", "functools",
+)
+
+# A sub-hook additionally needs the process machinery.
+SUBHOOK_ALLOWED = EMPTY_CONFIG_ALLOWED + (
+    "subprocess", "_posixsubprocess", "select", "selectors", "signal", "errno", "threading",
+    "_weakrefset", "contextlib", "locale", "math", "bisect", "_bisect", "weakref", "collections",
+)
+
+
+def imported(*args: str, env: dict[str, str], stdin: bytes = b"") -> set[str]:
+    """Every module a run of `args` imported, read from its `-X importtime` report."""
+    done = subprocess.run([sys.executable, "-X", "importtime", *args], input=stdin,
+                          capture_output=True, env=env, check=False)
+    names = set()
+    for line in done.stderr.decode().splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "package":  # the report's header line
+                names.add(name)
+    assert names, f"no importtime report: {done.stderr!r}"
+    return names
+
+
+def matching(names: Iterable[str], patterns: Iterable[str]) -> set[str]:
+    return {name for name in names if any(fnmatchcase(name, pattern) for pattern in patterns)}
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    for name in ("home", "project"):
+        (tmp_path / name).mkdir()
+    return {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"),
+            "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+            "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+            "CLAUDE_PROJECT_DIR": str(tmp_path / "project")}
+
+
+def event(tool: str, tool_input: dict[str, str]) -> bytes:
+    return json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "",
+                       "tool_name": tool, "tool_input": tool_input,
+                       "tool_use_id": "t"}).encode()
+
+
+READ = event("Read", {"file_path": "/etc/hostname"})
+BASH = event("Bash", {"command": "ls -l"})
+
+
+def config(tmp_path: Path, commands: Iterable[str] = ()) -> str:
+    """A ccbridge config (JSON is YAML) running the given commands as PreToolUse sub-hooks."""
+    handlers = [{"type": "command", "command": command} for command in commands]
+    hooks = {"PreToolUse": [{"matcher": "*", "hooks": handlers}]} if handlers else {}
+    path = tmp_path / "ccbridge.yaml"
+    path.write_text(json.dumps({"hooks": hooks}))
+    return str(path)
+
+
+def warm_run(config_file: str, stdin: bytes, env: dict[str, str]) -> set[str]:
+    """The imports of a run after a first run has compiled and cached the config."""
+    argv = (str(SCRIPT), "run", "--config", config_file)
+    first = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
+    assert first.returncode == 0, first.stdout + first.stderr
+    return imported(*argv, env=env, stdin=stdin)
+
+
+def interpreter_alone(env: dict[str, str]) -> set[str]:
+    return imported("-c", "pass", env=env)
+
+
+def test_the_console_script_exists() -> None:
+    assert SCRIPT.is_file(), f"run `pip install -e .`: no console script at {SCRIPT}"
+
+
+def test_a_cold_cache_compiles_with_yaml_and_pydantic(tmp_path: Path, env: dict[str, str]) -> None:
+    """The control: the report does show the slow path when the cache is empty."""
+    names = imported(str(SCRIPT), "run", "--config", config(tmp_path), env=env, stdin=READ)
+    assert {"yaml", "pydantic", "bridge.config.build"} <= names
+
+
+@pytest.mark.parametrize("stdin", [READ, BASH], ids=["Read", "Bash"])
+def test_a_warm_run_imports_nothing_heavy(tmp_path: Path, env: dict[str, str],
+                                          stdin: bytes) -> None:
+    extra = warm_run(config(tmp_path), stdin, env) - interpreter_alone(env)
+    assert matching(extra, FORBIDDEN) == set()
+
+
+def test_a_warm_run_with_sub_hooks_imports_nothing_heavy(tmp_path: Path,
+                                                         env: dict[str, str]) -> None:
+    extra = warm_run(config(tmp_path, ["exit 0"]), READ, env) - interpreter_alone(env)
+    assert "subprocess" in extra  # the hook really ran
+    assert matching(extra, FORBIDDEN) == set()
+    assert extra - matching(extra, SUBHOOK_ALLOWED) == set()
+
+
+def test_an_empty_config_imports_only_the_hot_path(tmp_path: Path, env: dict[str, str]) -> None:
+    extra = warm_run(config(tmp_path), READ, env) - interpreter_alone(env)
+    assert "subprocess" not in extra  # no sub-hook, no process machinery
+    assert extra - matching(extra, EMPTY_CONFIG_ALLOWED) == set()
+
+
+def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path, env: dict[str, str]) -> None:
+    config_file = config(tmp_path, ["echo 'no' >&2; exit 2"])
+    argv = [str(SCRIPT), "run", "--config", config_file]
+    subprocess.run(argv, input=BASH, capture_output=True, env=env, check=True)
+    for entry in (tmp_path / "cache").iterdir():
+        entry.write_bytes(b'{"key": "torn')
+    again = subprocess.run(argv, input=BASH, capture_output=True, env=env, check=False)
+    assert again.returncode == 2
+    assert json.loads(again.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
