@@ -11,7 +11,7 @@ import click
 
 from bridge import install as installing
 from bridge.cli.output import file_diff, project_of, say
-from bridge.paths import find_config
+from bridge.paths import CONFIG_ENV, find_config
 
 SCOPE_HELP = {
     "user": "~/.claude/settings.json; moved hooks go to ~/.claude/ccbridge.yaml",
@@ -104,6 +104,10 @@ def install(scope: installing.Scope, dry_run: bool) -> None:
             plan = installing.plan_install(where, settings, config, command, goals=True)
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
+    if env.get(CONFIG_ENV):
+        plan.notes.append(
+            f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"
+        )
     if config_error:
         plan.notes.append(f"the config has problems, run `ccbridge check`: {config_error}")
     if not plan.changed:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge import install as installing
+from bridge.config.schema import MAX_HOOK_TIMEOUT
 
 from .conftest import Sandbox
 
@@ -180,8 +181,8 @@ def handler_list(hooks: dict[str, Any]) -> list[tuple[str, str]]:
 
     def capped(handler: dict[str, Any]) -> str:
         timeout = handler.get("timeout")
-        if timeout is not None and timeout > installing.MAX_HOOK_TIMEOUT:
-            handler = {**handler, "timeout": installing.MAX_HOOK_TIMEOUT}
+        if timeout is not None and timeout > MAX_HOOK_TIMEOUT:
+            handler = {**handler, "timeout": MAX_HOOK_TIMEOUT}
         return json.dumps(handler, sort_keys=True)
 
     return sorted(
@@ -221,3 +222,26 @@ def test_install_is_idempotent_and_loses_no_hook(hooks: dict[str, Any], goals: b
     restored = json.loads(put_back).get("hooks", {})
     assert not registered_events({"hooks": restored})
     assert handler_list(restored) == handler_list(hooks)
+
+
+def test_uninstall_without_a_backup_takes_out_only_the_registration(sandbox: Sandbox) -> None:
+    mine = {"type": "command", "command": "./mine.sh"}
+    sandbox.write_json(
+        sandbox.settings,
+        {
+            "hooks": {
+                "PreToolUse": [
+                    {"hooks": [mine, {"type": "command", "command": "/opt/bin/ccbridge run"}]}
+                ]
+            }
+        },
+    )
+    dry = sandbox.run("uninstall", "--dry-run")
+    removed = [line for line in dry.stdout.splitlines() if line.startswith("-")]
+    assert dry.returncode == 0 and any("/opt/bin/ccbridge run" in line for line in removed)
+    assert "/opt/bin/ccbridge" in sandbox.settings.read_text()
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0 and "no install backup" in done.stdout
+    assert json.loads(sandbox.settings.read_text()) == {
+        "hooks": {"PreToolUse": [{"hooks": [mine]}]}
+    }

@@ -41,11 +41,15 @@ def test_valid_config_compiles_with_where(tmp_path: Path) -> None:
     ("text", "fragment"),
     [
         ("hooks: []\n", ":1: hooks: Input should be a valid dictionary"),
-        ("defaults:\n  approval: maybe\n", ":2: defaults.approval: Input should be 'prompt' or 'none'"),
-        ("defaults:\n  timeout: 99\n", ":2: defaults.timeout: Input should be less than or equal to 50"),
+        ("defaults:\n  approval: maybe\n",
+         ":2: defaults.approval: Input should be 'prompt' or 'none'"),
+        ("defaults:\n  timeout: 99\n",
+         ":2: defaults.timeout: Input should be less than or equal to 50"),
         ("policies:\n  guards: [nocolon]\n", ":2: policies.guards: 'nocolon' must look like"),
-        ("hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n", ":4: hooks.PreToolUse[0].hooks[0]: a command hook needs"),
-        ("hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: x, async: true}\n", "async hooks cannot gate"),
+        ("hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n",
+         ":4: hooks.PreToolUse[0].hooks[0]: a command hook needs"),
+        ("hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: x, async: on}\n",
+         "async hooks cannot gate"),
         ("- just a list\n", "expected a mapping at the top"),
         ("version: 2\n", ":1: version: Input should be 1"),
     ],
@@ -117,7 +121,8 @@ def test_cache_hit_rebuild_on_change_and_on_corruption(tmp_path: Path) -> None:
     assert load([path], cache).hooks["PreToolUse"][0].command == "two.sh"
     entry.write_bytes(b"{torn")
     assert load([path], cache).hooks["PreToolUse"][0].command == "two.sh"
-    assert orjson.loads(entry.read_bytes())["config"]["hooks"]["PreToolUse"][0]["command"] == "two.sh"
+    rebuilt = orjson.loads(entry.read_bytes())["config"]
+    assert rebuilt["hooks"]["PreToolUse"][0]["command"] == "two.sh"
 
 
 def test_cache_is_not_trusted_for_another_key(tmp_path: Path) -> None:

@@ -41,7 +41,8 @@ class Bridge:
         return out, done.returncode, done.stderr.decode()
 
     def audit(self) -> list[dict[str, Any]]:
-        return [orjson.loads(line) for line in (self.state / "audit.jsonl").read_bytes().splitlines()]
+        lines = (self.state / "audit.jsonl").read_bytes().splitlines()
+        return [orjson.loads(line) for line in lines]
 
 
 @pytest.fixture
@@ -53,11 +54,17 @@ def decision(out: dict[str, Any] | None) -> str | None:
     return None if out is None else out.get("hookSpecificOutput", {}).get("permissionDecision")
 
 
+def reason(out: dict[str, Any] | None) -> str:
+    assert out is not None
+    return str(out["hookSpecificOutput"]["permissionDecisionReason"])
+
+
 def test_native_guard_by_file_path_and_module(bridge: Bridge) -> None:
     (bridge.root / "policy.py").write_text(
         "def guard(execution):\n"
         "    return 'no echo' if 'echo' in execution.input.get('command', '') else None\n")
-    config = bridge.config("policies:\n  guards: [policy.py:guard, bridge.policies.dangerous:dangerous_shell]\n")
+    config = bridge.config(
+        "policies:\n  guards: [policy.py:guard, bridge.policies.dangerous:dangerous_shell]\n")
     out, code, stderr = bridge.run(PRE, config)
     assert (decision(out), code) == ("deny", 2)
     assert out is not None and out["hookSpecificOutput"]["permissionDecisionReason"] == "no echo"
@@ -71,10 +78,10 @@ def test_native_guard_by_file_path_and_module(bridge: Bridge) -> None:
 def test_guard_that_raises_or_cannot_load_denies(bridge: Bridge) -> None:
     (bridge.root / "policy.py").write_text("def guard(execution):\n    raise ValueError('bug')\n")
     out, _, _ = bridge.run(PRE, bridge.config("policies:\n  guards: [policy.py:guard]\n"))
-    assert "guard " in out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
-    assert "ValueError: bug" in out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert "guard " in reason(out)
+    assert "ValueError: bug" in reason(out)
     out, code, _ = bridge.run(PRE, bridge.config("policies:\n  guards: [missing.py:guard]\n"))
-    assert code == 2 and "could not be loaded" in out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert code == 2 and "could not be loaded" in reason(out)
 
 
 def test_native_pre_listener_ask_and_observer_sees_denial(bridge: Bridge) -> None:
@@ -84,7 +91,8 @@ def test_native_pre_listener_ask_and_observer_sees_denial(bridge: Bridge) -> Non
         "def pre(execution, next_):\n"
         "    return Ask('confirm') if 'ask' in execution.input['command'] else next_()\n"
         "def observe(execution, result):\n"
-        f"    open({str(seen)!r}, 'a').write(result.content + '|' + str(result.post_result) + '\\n')\n")
+        f"    with open({str(seen)!r}, 'a') as out:\n"
+        "        out.write(result.content + '|' + str(result.post_result) + '\\n')\n")
     config = bridge.config(
         "policies:\n  pre_execute: [policy.py:pre]\n  observers: [policy.py:observe]\n"
         "  guards: [policy_guard.py:guard]\n")
@@ -125,7 +133,7 @@ def test_too_many_hooks_is_a_deny_naming_the_cap(bridge: Bridge) -> None:
     config = bridge.config(
         "defaults:\n  max_hooks: 2\nhooks:\n  PreToolUse:\n    - hooks:\n" + hooks)
     out, code, _ = bridge.run(PRE, config)
-    assert code == 2 and "max_hooks cap of 2" in out["hookSpecificOutput"]["permissionDecisionReason"]  # type: ignore[index]
+    assert code == 2 and "max_hooks cap of 2" in reason(out)
 
 
 @pytest.mark.parametrize("args", [("--bogus",), ("--config",), ("extra",)])
@@ -144,7 +152,8 @@ def test_audit_record(bridge: Bridge) -> None:
         "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
         "        - type: command\n          name: rewriter\n          command: >-\n"
         "            echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
-        "\"permissionDecision\":\"allow\",\"updatedInput\":{\"command\":\"echo token=abcd1234efgh\"}}}'\n")
+        "\"permissionDecision\":\"allow\","
+        "\"updatedInput\":{\"command\":\"echo token=abcd1234efgh\"}}}'\n")
     out, code, _ = bridge.run(PRE, config)
     assert (out, code) == (None, 0)
     (record,) = bridge.audit()

@@ -100,7 +100,8 @@ def test_bad_cwd_is_a_start_failure() -> None:
 
 def test_placeholders_and_argv() -> None:
     env = {"CLAUDE_PROJECT_DIR": "/p", "CLAUDE_PLUGIN_ROOT": "/plug"}
-    assert substitute("${CLAUDE_PROJECT_DIR}/a ${CLAUDE_PLUGIN_ROOT}/b $HOME", env) == "/p/a /plug/b $HOME"
+    text = "${CLAUDE_PROJECT_DIR}/a ${CLAUDE_PLUGIN_ROOT}/b $HOME"
+    assert substitute(text, env) == "/p/a /plug/b $HOME"
     assert argv_of(hook("${CLAUDE_PROJECT_DIR}/x.sh --y"), env) == ["sh", "-c", "/p/x.sh --y"]
     assert argv_of(hook("/bin/prog", args=("${CLAUDE_PROJECT_DIR}", "a b")), env) == [
         "/bin/prog", "/p", "a b"]

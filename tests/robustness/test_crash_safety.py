@@ -1,0 +1,102 @@
+"""Point 5: SIGKILL at any moment of an append leaves the audit readable; the reader skips a
+torn tail, the next writer starts a fresh line, and no record whose writer finished is lost."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bridge.audit import log
+
+from .support import KEEP, Sandbox, encode, examples, matching, pre_tool_use
+
+WRITER = """
+import sys
+from pathlib import Path
+from bridge.audit import log
+path, size, max_bytes, KEEP = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+n = 0
+while True:
+    log.append(path, {"n": n, "pad": "x" * (size * (n % 3 + 1))}, max_bytes, KEEP)
+    print(n, flush=True)  # acknowledged: append returned
+    n += 1
+"""
+
+
+@given(before=st.integers(0, 5), after=st.integers(1, 5), cut=st.floats(0, 1, exclude_max=True),
+       max_bytes=st.sampled_from([4096, 1 << 20]))
+def test_a_torn_tail_never_swallows_the_next_record(tmp_path_factory: object, before: int,
+                                                    after: int, cut: float,
+                                                    max_bytes: int) -> None:
+    path = Path(tmp_path_factory.mktemp("audit")) / "audit.jsonl"  # type: ignore[attr-defined]
+    for n in range(before):
+        log.append(path, {"n": n}, max_bytes, KEEP)
+    torn = orjson.dumps({"n": "torn", "pad": "y" * 300})
+    with open(path, "ab") as handle:  # what a writer killed mid-write leaves behind
+        handle.write(torn[: max(1, int(len(torn) * cut))])
+    for n in range(before, before + after):
+        log.append(path, {"n": n}, max_bytes, KEEP)
+    assert [record["n"] for record in log.read(path, KEEP)] == list(range(before + after))
+
+
+@examples(0.1, least=3)
+@given(delay=st.floats(0.05, 0.5), size=st.sampled_from([100, 200_000, 2_000_000]),
+       max_bytes=st.sampled_from([4096, 1 << 20, 64 << 20]))
+def test_sigkill_while_appending_loses_no_acknowledged_record(
+        tmp_path_factory: object, delay: float, size: int, max_bytes: int) -> None:
+    path = Path(tmp_path_factory.mktemp("audit")) / "audit.jsonl"  # type: ignore[attr-defined]
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(size),
+                               str(max_bytes), str(KEEP)], stdout=subprocess.PIPE)
+    time.sleep(delay)
+    writer.send_signal(signal.SIGKILL)
+    acknowledged = [int(line) for line in writer.communicate()[0].split()]
+    found = [record["n"] for record in log.read(path, KEEP)]
+    if path.with_name(f"{path.name}.{KEEP}").exists():  # rotation may have dropped the oldest
+        acknowledged = [n for n in acknowledged if found and n >= found[0]]
+    assert set(acknowledged) <= set(found)
+    assert found == sorted(found)
+    log.append(path, {"n": "after"}, max_bytes, KEEP)  # the log is still usable
+    assert list(log.read(path, KEEP))[-1] == {"n": "after"}
+
+
+@examples(0.05, least=2)
+@given(delays=st.lists(st.floats(0.0, 0.8), min_size=8, max_size=8),
+       killed=st.lists(st.booleans(), min_size=8, max_size=8))
+def test_sigkill_ccbridge_run_at_random_points(tmp_path_factory: object, delays: list[float],
+                                                 killed: list[bool]) -> None:
+    sandbox = Sandbox(Path(tmp_path_factory.mktemp("sandbox")))  # type: ignore[attr-defined]
+    hook = sandbox.script("pass.sh", "cat >/dev/null")
+    config = sandbox.config(matching([{"type": "command", "command": str(hook)}]),
+                            audit={"max_bytes": 4096, "keep": KEEP})
+    processes = []
+    for n in range(len(delays)):
+        process = subprocess.Popen(sandbox.command(config), stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   env=sandbox.env)
+        assert process.stdin
+        process.stdin.write(encode(pre_tool_use(session_id=f"session-{n}")))
+        process.stdin.close()
+        processes.append(process)
+    started = time.monotonic()
+    for n in sorted(range(len(delays)), key=delays.__getitem__):
+        if killed[n]:
+            time.sleep(max(0.0, started + delays[n] - time.monotonic()))
+            processes[n].send_signal(signal.SIGKILL)
+    finished = set()
+    for n, process in enumerate(processes):
+        _out, err = process.communicate(timeout=120)
+        assert b"Traceback" not in err
+        if process.returncode in (0, 2):
+            finished.add(f"session-{n}")
+        else:
+            assert process.returncode == -signal.SIGKILL
+    recorded = [record["session"] for record in sandbox.audit()]
+    assert finished <= set(recorded)
+    assert len(recorded) == len(set(recorded))
