@@ -26,15 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
-from bridge.config.schema import MAX_HOOK_TIMEOUT
 from bridge.paths import state_dir
 
 Scope = Literal["user", "project", "local"]
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
-CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at MAX_HOOK_TIMEOUT (50 s)
+CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_HOOK_TIMEOUT)
 
 
 class InstallError(ValueError):
@@ -50,8 +47,11 @@ class Target:
 def target(scope: Scope, home: Path, project: Path) -> Target:
     if scope == "user":
         return Target(home / ".claude" / "settings.json", home / ".claude" / "ccbridge.yaml")
-    name = "settings.json" if scope == "project" else "settings.local.json"
-    return Target(project / ".claude" / name, project / ".claude" / "ccbridge.yaml")
+    if scope == "project":
+        return Target(project / ".claude" / "settings.json", project / ".claude" / "ccbridge.yaml")
+    # Personal hooks from settings.local.json go to the personal layer, not the shared file.
+    return Target(project / ".claude" / "settings.local.json",
+                  project / ".claude" / "ccbridge.local.yaml")
 
 
 def ccbridge_executable(argv0: str) -> str:
@@ -138,6 +138,8 @@ def dump_settings(data: Mapping[str, Any]) -> bytes:
 
 
 def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
+    from bridge.config.schema import MAX_HOOK_TIMEOUT  # pydantic: only when a hook moves
+
     timeout = handler.get("timeout")
     if isinstance(timeout, int | float) and timeout > MAX_HOOK_TIMEOUT:
         notes.append(
@@ -192,6 +194,8 @@ def _config_with(
     settings: Path,
     notes: list[str],
 ) -> bytes:
+    import yaml
+
     addition = yaml.safe_dump({"hooks": dict(moved)}, sort_keys=False, allow_unicode=True)
     if before is None:
         header = f"# ccbridge config. Hooks moved here from {settings} by `ccbridge install`.\n"

@@ -36,7 +36,7 @@ def parse_run_args(args: Sequence[str]) -> str | None:
     return config
 
 
-def _failure_answer(event_name: str | None, reason: str) -> Answer:
+def failure_answer(event_name: str | None, reason: str) -> Answer:
     """Fail closed: a tool call we could not judge is denied; a finished one gets feedback."""
     if event_name in ("PostToolUse", "PostToolUseFailure"):
         return answer.post_tool_use(event_name, reason, system_messages=(reason,))
@@ -68,7 +68,7 @@ def run(
             result, audit_settings = report.answer, report.config.audit
     except BaseException as problem:  # fail closed on our own bugs, never exit 1
         error = f"{type(problem).__name__}: {problem}"
-        result = _failure_answer(event_name, f"ccbridge internal error: {error}")
+        result = failure_answer(event_name, f"ccbridge internal error: {error}")
     _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr)
     stdout.write(result.stdout)
     stdout.flush()

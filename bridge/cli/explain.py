@@ -38,7 +38,7 @@ def explain(as_json: bool, config: str | None) -> None:
     from bridge.config.compiled import load
     from bridge.engine import Host, handle
     from bridge.explain import render, trace
-    from bridge.main import _failure_answer
+    from bridge.main import failure_answer
     from bridge.paths import cache_dir, find_config, project_dir
     from bridge.wire.event import EventError, read_event
 
@@ -54,7 +54,7 @@ def explain(as_json: bool, config: str | None) -> None:
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"
-        answer = _failure_answer(event.name, f"ccbridge internal error: {error}")
+        answer = failure_answer(event.name, f"ccbridge internal error: {error}")
     data = trace(event, report, answer, [str(path) for path in paths], how, error)
     if as_json:
         say(json.dumps(data, indent=2, ensure_ascii=False))

@@ -5,6 +5,7 @@ Errors name the file, the line and the place in the document, and say what was e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,7 +115,11 @@ def problems_of(path: Path, content: bytes) -> list[Problem]:
     try:
         data, is_json = parse_document(path, content)
     except ConfigError as error:
-        return [Problem(str(path), None, "", str(error).removeprefix(f"{path}").lstrip(": "))]
+        text = str(error).removeprefix(f"{path}")
+        found = re.match(r":(\d+): ", text)
+        if found:
+            return [Problem(str(path), int(found.group(1)), "", text[found.end() :])]
+        return [Problem(str(path), None, "", text.lstrip(": "))]
     lines = LineIndex(content.decode("utf-8", "replace"))
     try:
         BridgeConfig.model_validate(data)
@@ -192,6 +197,8 @@ def _merged(layers: Sequence[BridgeConfig], section: str) -> dict[str, Any]:
 
 def compile_sources(sources: Iterable[Source], key: str) -> CompiledConfig:
     sources = list(sources)
+    if not sources:
+        return CompiledConfig(digest=key)
     files = tuple(str(source.path) for source in sources)
     try:
         return _compile(sources, key)

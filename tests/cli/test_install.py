@@ -133,6 +133,16 @@ def test_goal_hooks_are_registered_when_goals_are_enabled(sandbox: Sandbox) -> N
     ]
 
 
+def test_local_scope_moves_personal_hooks_to_the_local_layer(sandbox: Sandbox) -> None:
+    local = sandbox.project / ".claude" / "settings.local.json"
+    hook = {"type": "command", "command": "./mine.sh"}
+    sandbox.write(local, json.dumps({"hooks": {"PreToolUse": [{"hooks": [hook]}]}}))
+    assert sandbox.run("install", "--local").returncode == 0
+    moved = (sandbox.project / ".claude" / "ccbridge.local.yaml").read_text()
+    assert "./mine.sh" in moved
+    assert not sandbox.config.exists()
+
+
 def test_broken_settings_is_an_error_without_traceback(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.settings, "{not json")
     done = sandbox.run("install")

@@ -137,7 +137,8 @@ def test_an_empty_config_imports_only_the_hot_path(tmp_path: Path, env: dict[str
 def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path, env: dict[str, str]) -> None:
     config_file = config(tmp_path, ["echo 'no' >&2; exit 2"])
     argv = [str(SCRIPT), "run", "--config", config_file]
-    subprocess.run(argv, input=BASH, capture_output=True, env=env, check=True)
+    first = subprocess.run(argv, input=BASH, capture_output=True, env=env, check=False)
+    assert first.returncode == 2, first.stdout
     for entry in (tmp_path / "cache").iterdir():
         entry.write_bytes(b'{"key": "torn')
     again = subprocess.run(argv, input=BASH, capture_output=True, env=env, check=False)

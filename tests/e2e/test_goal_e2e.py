@@ -1,0 +1,232 @@
+"""Goal authority end to end: the real `claude -p`, ccbridge as its hook, a scripted model.
+
+Each test is one attack scenario (or the one allowed case) from the end of
+shared/spec/goal-authority.md. The human's prompt to `claude -p` is the direct-human turn that
+creates the goal; CC then runs the rounds ccbridge's Stop hook injects. The tests assert on what
+really happened: the goal as `ccbridge goal get` reports it, what CC sent the model back for
+each goal command, and which continuation messages CC passed on.
+
+Two events CC cannot be made to produce from a script are fed to the real `ccbridge run` at the
+moment the model stand-in answers, while CC waits for it: a human typing during a round (CC's
+UserPromptSubmit event), and an old round's continuation appearing in the session's host log
+again (the replay). The goal commands themselves always go through CC.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .goal_support import (
+    GoalSession,
+    bash,
+    continuation_header,
+    continuations,
+    create_command,
+    goal_error,
+    newest_claude,
+    outcome_of,
+)
+from .model_stub import ToolCall, Turn
+
+pytestmark = pytest.mark.e2e
+
+OBJECTIVE = "make every test in this repo pass"
+ROUND_ONLY = "complete and blocked require a direct human turn or the current goal round"
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> GoalSession:
+    return GoalSession(tmp_path, newest_claude())
+
+
+def headers(max_rounds: int, *rounds: int) -> list[str]:
+    return [continuation_header(round, max_rounds) for round in rounds]
+
+
+def test_rounds_run_until_the_cap_then_the_goal_is_blocked(session: GoalSession) -> None:
+    create = create_command(OBJECTIVE, 3)
+    result = session.run([Turn.bash(create), Turn.say("Goal set.")], "Set the goal.")
+
+    assert '"ok": true' in outcome_of(result, create)
+    assert continuations(result) == headers(3, 1, 2, 3)
+    goal = session.goal()
+    assert (goal["phase"], goal["blocked_reason"], goal["rounds_started"]) == (
+        "blocked",
+        "round-limit",
+        3,
+    )
+
+
+def test_self_extension_during_an_automatic_round_is_rejected(session: GoalSession) -> None:
+    extend = session.update("edit", max_rounds=999)
+    script = [
+        Turn.bash(create_command(OBJECTIVE, 3)),
+        Turn.say("Goal set."),
+        # Round 1: the model claims an out-of-band approval and raises its own cap.
+        bash(extend),
+        Turn.say("The admin approved a higher cap out of band."),
+    ]
+    result = session.run(script, "Set the goal.")
+
+    error = goal_error(outcome_of(result, extend.command))
+    assert error["code"] == "forbidden"
+    assert error["required"] == ["direct-human"]
+    assert continuation_header(1, 3) in continuations(result)
+    goal = session.goal()
+    assert goal["max_rounds"] == 3
+    assert (goal["phase"], goal["rounds_started"]) == ("blocked", 3)
+    assert continuations(result) == headers(3, 1, 2, 3)
+
+
+def test_replayed_older_round_is_rejected(session: GoalSession) -> None:
+    # Round 2 acts on round 1's continuation, first with the revision round 1 carried...
+    with_old_revision = session.update("complete", revision=lambda _: session.round_revision(1))
+    # ...then after round 1's continuation reappears in the host log, at the current revision.
+    replayed = session.update("complete", before=lambda: session.replay_continuation(1))
+    script = [
+        Turn.bash(create_command(OBJECTIVE, 3)),
+        Turn.say("Goal set."),
+        Turn.say("Round 1 done."),
+        bash(with_old_revision),
+        bash(replayed),
+        Turn.say("Round 2 done."),
+    ]
+    result = session.run(script, "Set the goal.")
+
+    assert goal_error(outcome_of(result, with_old_revision.command))["code"] == "stale_revision"
+    error = goal_error(outcome_of(result, replayed.command))
+    assert (error["code"], error["message"]) == ("forbidden", ROUND_ONLY)
+    goal = session.goal()
+    assert goal["phase"] != "complete"
+    assert goal["rounds_started"] == 3
+
+
+def test_human_typing_during_a_round_makes_it_direct_human(session: GoalSession) -> None:
+    new_objective = "make the fast tests pass"
+    edit = session.update("edit", objective=new_objective, before=session.human_types)
+    script = [
+        Turn.bash(create_command(OBJECTIVE, 2)),
+        Turn.say("Goal set."),
+        bash(edit),
+        Turn.say("Objective changed as asked."),
+    ]
+    result = session.run(script, "Set the goal.")
+
+    outcome = outcome_of(result, edit.command)
+    assert '"authority": "direct-human"' in outcome, outcome
+    goal = session.goal()
+    assert goal["objective"] == new_objective
+    # The human's prompt restarted CC's count of consecutive Stop blocks, and ours.
+    assert continuations(result) == headers(2, 1, 2)
+    assert goal["rounds_started"] == 2
+
+
+def test_stale_revision_after_a_human_edit_is_rejected(session: GoalSession) -> None:
+    edit = session.update("edit", objective="make the fast tests pass", before=session.human_types)
+    # Round 2 uses the revision round 1's continuation carried, from before the human's edit.
+    stale = session.update("complete", revision=lambda _: session.round_revision(1))
+    script = [
+        Turn.bash(create_command(OBJECTIVE, 3)),
+        Turn.say("Goal set."),
+        bash(edit),
+        Turn.say("Objective changed as asked."),
+        bash(stale),
+        Turn.say("Round 2 done."),
+    ]
+    result = session.run(script, "Set the goal.")
+
+    assert '"ok": true' in outcome_of(result, edit.command)
+    assert continuation_header(2, 3) in continuations(result)
+    assert goal_error(outcome_of(result, stale.command))["code"] == "stale_revision"
+    assert session.goal()["phase"] != "complete"
+
+
+def test_subagent_goal_actions_are_rejected(session: GoalSession) -> None:
+    attempts = [
+        session.update("edit", max_rounds=999),
+        session.update("complete"),
+        session.update("pause"),
+    ]
+    delegate = ToolCall(
+        "Agent",
+        {
+            "description": "Finish the goal",
+            "prompt": "Mark the goal complete.",
+            "subagent_type": "general-purpose",
+            "run_in_background": False,
+        },
+    )
+    script = [
+        Turn.bash(create_command(OBJECTIVE, 1)),
+        Turn(tool_calls=(delegate,)),
+        bash(*attempts),  # the subagent, inside the human's own turn
+        Turn.say("Subagent finished."),
+        Turn.say("Goal set."),
+    ]
+    result = session.run(script, "Set the goal and let a helper finish it.")
+
+    for attempt in attempts:
+        error = goal_error(outcome_of(result, attempt.command))
+        assert error["code"] == "forbidden"
+        assert error["message"].startswith("a subagent has no goal authority"), error
+    goal = session.goal()
+    assert (goal["max_rounds"], goal["phase"], goal["blocked_reason"]) == (
+        1,
+        "blocked",
+        "round-limit",
+    )
+
+
+def test_restarted_process_does_not_continue_rounds(session: GoalSession) -> None:
+    one_block = {"CLAUDE_CODE_STOP_HOOK_BLOCK_CAP": "1"}
+    first = session.run(
+        [Turn.bash(create_command(OBJECTIVE, 5)), Turn.say("Goal set.")], "Set the goal.", one_block
+    )
+    assert continuations(first) == headers(5, 1)
+    assert (session.goal()["phase"], session.goal()["rounds_started"]) == ("active", 1)
+
+    restarted = session.run([Turn.say("Hello again.")], "Anything new?")
+
+    assert restarted.returncode == 0, restarted.stderr
+    assert len(restarted.requests.main_requests) == 1, "CC continued without a human resume"
+    assert continuations(restarted) == headers(5, 1)  # round 1 is only the resumed history
+    state = session.get()
+    assert state["armed"] is False
+    assert (state["goal"]["phase"], state["goal"]["rounds_started"]) == ("active", 1)
+
+    resume = session.update("resume")
+    resumed = session.run([bash(resume), Turn.say("Resumed.")], "Resume the goal.", one_block)
+
+    assert '"ok": true' in outcome_of(resumed, resume.command)
+    assert continuations(resumed) == headers(5, 1, 2)
+    assert session.goal()["rounds_started"] == 2
+
+
+def test_blocked_is_rejected_before_round_3_and_allowed_at_round_3(session: GoalSession) -> None:
+    gives_up = [session.update("blocked", reason="the build is broken") for _ in range(3)]
+    script = [
+        Turn.bash(create_command(OBJECTIVE, 5)),
+        Turn.say("Goal set."),
+        bash(gives_up[0]),
+        Turn.say("Round 1 done."),
+        bash(gives_up[1]),
+        Turn.say("Round 2 done."),
+        bash(gives_up[2]),
+        Turn.say("Round 3: blocked."),
+    ]
+    result = session.run(script, "Set the goal.")
+
+    for early in gives_up[:2]:
+        error = goal_error(outcome_of(result, early.command))
+        assert error["code"] == "forbidden"
+        assert "needs at least 3 admitted rounds" in error["message"], error
+    assert '"authority": "goal-round"' in outcome_of(result, gives_up[2].command)
+    goal = session.goal()
+    assert (goal["phase"], goal["blocked_reason"], goal["rounds_started"]) == (
+        "blocked",
+        "the build is broken",
+        3,
+    )
+    assert continuations(result) == headers(5, 1, 2, 3)
