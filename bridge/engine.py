@@ -33,8 +33,6 @@ from bridge.pipeline import (
 )
 from bridge.pipeline.record import field, record, replace
 from bridge.subhooks.fold import Folded, Judged, fold
-from bridge.subhooks.if_rule import if_matches
-from bridge.subhooks.matcher import matches
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 from bridge.wire import answer
@@ -119,6 +117,11 @@ def execution_of(event: HookEvent) -> Execution:
 
 def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec, bool]]:
     """Every configured hook of the event, whether it applies, identical handlers once."""
+    if not hooks:
+        return []
+    from bridge.subhooks.if_rule import if_matches  # loaded only when there is a hook to match
+    from bridge.subhooks.matcher import matches
+
     seen: set[tuple[Any, ...]] = set()
     chosen = []
     for hook in hooks:
@@ -362,9 +365,9 @@ def _result_of(event: HookEvent) -> ToolResult:
 
 
 def _stringify(value: Any) -> str:
-    import orjson
+    from bridge.wire import jsonio
 
-    return orjson.dumps(value).decode() if value is not None else ""
+    return jsonio.dumps(value).decode() if value is not None else ""
 
 
 def _goal_event(report: Report, host: Host) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
+from bridge.wire import jsonio
 
 
 def rotated(path: Path, keep: int) -> list[Path]:
@@ -35,7 +35,7 @@ def _rotate(path: Path, keep: int) -> None:
 
 
 def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> None:
-    line = orjson.dumps(record) + b"\n"
+    line = jsonio.dumps(record) + b"\n"
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     lock = os.open(path.with_name(path.name + ".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
     try:
@@ -73,8 +73,8 @@ def read(path: Path, keep: int = 0) -> Iterator[dict[str, Any]]:
 def _records(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
     for line in lines:
         try:
-            record = orjson.loads(line)
-        except orjson.JSONDecodeError:
+            record = jsonio.loads(line)
+        except jsonio.DecodeError:
             continue
         if isinstance(record, dict):
             yield record

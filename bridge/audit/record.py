@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
 import time
 from typing import Any
-
-import orjson
 
 from bridge import __version__
 from bridge.audit.redact import redact
 from bridge.engine import Report
+from bridge.wire import jsonio
+from bridge.wire.digest import sha256_hex
 
 
 def input_digest(tool_input: Any) -> str:
-    return (
-        "sha256:"
-        + hashlib.sha256(orjson.dumps(tool_input, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    )
+    return "sha256:" + sha256_hex(jsonio.dumps(tool_input, sort_keys=True))
 
 
 def build(

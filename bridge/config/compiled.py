@@ -1,21 +1,20 @@
-"""The compiled config: plain values read with orjson, so a normal hook call never imports
-pydantic or PyYAML. Compiled once per set of config files and cached, keyed by the files'
-identity (path, size, mtime, content digest) and the ccbridge version; a broken or stale cache
-entry is rebuilt, never trusted."""
+"""The compiled config: plain JSON values (read by bridge.wire.jsonio), so a normal hook call
+never imports pydantic or PyYAML. Compiled once per set of config files and cached, keyed by the
+files' identity (path, size, mtime, content digest) and the ccbridge version; a broken or stale
+cache entry is rebuilt, never trusted."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from bridge import __version__
 from bridge.pipeline.record import field, record
 from bridge.subhooks.spec import HookSpec
+from bridge.wire import jsonio
+from bridge.wire.digest import sha256_hex
 
 FORMAT = 1
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
@@ -113,20 +112,20 @@ def read_sources(paths: list[Path]) -> list[Source]:
         except OSError:
             sources.append(Source(path, None, (str(path), -1, -1, "")))
             continue
-        digest = hashlib.sha256(content).hexdigest()
+        digest = sha256_hex(content)
         sources.append(Source(path, content, (str(path), stat.st_size, stat.st_mtime_ns, digest)))
     return sources
 
 
 def cache_key(sources: list[Source]) -> str:
-    identity = orjson.dumps([FORMAT, __version__, [source.identity for source in sources]])
-    return hashlib.sha256(identity).hexdigest()
+    identity = jsonio.dumps([FORMAT, __version__, [source.identity for source in sources]])
+    return sha256_hex(identity)
 
 
 def _cache_file(cache: Path, sources: list[Source]) -> Path:
     # One entry per set of paths, overwritten when the files change: the cache cannot grow
     # with every edit.
-    names = hashlib.sha256("\0".join(str(s.path) for s in sources).encode()).hexdigest()[:32]
+    names = sha256_hex("\0".join(str(s.path) for s in sources).encode())[:32]
     return cache / f"config-{names}.json"
 
 
@@ -139,7 +138,7 @@ def load(paths: list[Path], cache: Path | None) -> CompiledConfig:
     entry = _cache_file(cache, sources) if cache is not None else None
     if entry is not None:
         try:
-            cached = orjson.loads(entry.read_bytes())
+            cached = jsonio.loads(entry.read_bytes())
             if cached["key"] == key:
                 return CompiledConfig.from_json(cached["config"])
         except (OSError, ValueError, KeyError, TypeError):
@@ -157,7 +156,7 @@ def _store(entry: Path, payload: dict[str, Any]) -> None:
     try:
         entry.parent.mkdir(parents=True, exist_ok=True)
         temporary = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(orjson.dumps(payload))
+        temporary.write_bytes(jsonio.dumps(payload))
         os.replace(temporary, entry)
     except OSError:
         pass  # an unwritable cache only costs speed

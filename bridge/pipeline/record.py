@@ -60,8 +60,10 @@ def _declared(cls: type) -> list[tuple[str, Any, Field]]:
         value = cls.__dict__.get(name, MISSING)
         spec = value if isinstance(value, Field) else Field(value, None)
         if isinstance(spec.default, _MUTABLE):
-            raise ValueError(f"mutable default {type(spec.default)} for field {name} is not "
-                             "allowed: use default_factory")
+            raise ValueError(
+                f"mutable default {type(spec.default)} for field {name} is not "
+                "allowed: use default_factory"
+            )
         declared[name] = (name, annotation, spec)
     seen_default = False
     for name, _annotation, spec in declared.values():
@@ -98,8 +100,9 @@ class _DataclassFields:
         return built
 
 
-def _methods(cls: type, fields: list[tuple[str, Any, Field]], frozen: bool,
-             explicit_hash: bool) -> dict[str, Any]:
+def _methods(
+    cls: type, fields: list[tuple[str, Any, Field]], frozen: bool, explicit_hash: bool
+) -> dict[str, Any]:
     names = tuple(name for name, _annotation, _spec in fields)
     specs = tuple(spec for _name, _annotation, spec in fields)
     known = frozenset(names)
@@ -109,17 +112,22 @@ def _methods(cls: type, fields: list[tuple[str, Any, Field]], frozen: bool,
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if len(args) > len(names):
-            raise TypeError(f"{type(self).__name__}.__init__() takes {len(names) + 1} positional "
-                            f"arguments but {len(args) + 1} were given")
+            raise TypeError(
+                f"{type(self).__name__}.__init__() takes {len(names) + 1} positional "
+                f"arguments but {len(args) + 1} were given"
+            )
         for key in kwargs:
             if key not in known:
-                raise TypeError(f"{type(self).__name__}.__init__() got an unexpected keyword "
-                                f"argument {key!r}")
+                raise TypeError(
+                    f"{type(self).__name__}.__init__() got an unexpected keyword argument {key!r}"
+                )
         for position, (name, spec) in enumerate(zip(names, specs, strict=True)):
             if position < len(args):
                 if name in kwargs:
-                    raise TypeError(f"{type(self).__name__}.__init__() got multiple values for "
-                                    f"argument {name!r}")
+                    raise TypeError(
+                        f"{type(self).__name__}.__init__() got multiple values for "
+                        f"argument {name!r}"
+                    )
                 value = args[position]
             elif name in kwargs:
                 value = kwargs[name]
@@ -128,8 +136,10 @@ def _methods(cls: type, fields: list[tuple[str, Any, Field]], frozen: bool,
             elif spec.default is not MISSING:
                 value = spec.default
             else:
-                raise TypeError(f"{type(self).__name__}.__init__() missing 1 required "
-                                f"positional argument: {name!r}")
+                raise TypeError(
+                    f"{type(self).__name__}.__init__() missing 1 required "
+                    f"positional argument: {name!r}"
+                )
             set_field(self, name, value)
         if post_init:
             self.__post_init__()
@@ -148,6 +158,7 @@ def _methods(cls: type, fields: list[tuple[str, Any, Field]], frozen: bool,
 
     methods: dict[str, Any] = {"__init__": __init__, "__repr__": __repr__, "__eq__": __eq__}
     if frozen:
+
         def __hash__(self: Any) -> int:
             return hash(values(self))
 
@@ -190,8 +201,9 @@ def _build(cls: type[T], frozen: bool, slots: bool) -> type[T]:
         else:
             namespace[name] = spec.default  # as dataclasses: the default is a class attribute
     if slots:
-        inherited = {slot for base in cls.__mro__[1:]
-                     for slot in base.__dict__.get("__slots__", ())}
+        inherited = {
+            slot for base in cls.__mro__[1:] for slot in base.__dict__.get("__slots__", ())
+        }
         namespace["__slots__"] = tuple(name for name, _a, _s in fields if name not in inherited)
     namespace.pop("__dict__", None)  # the new class makes its own (or none, with slots)
     namespace.pop("__weakref__", None)

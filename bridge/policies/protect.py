@@ -153,19 +153,76 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
     return guard
 
 
+SELF_PROTECTION = "ccbridge self-protection"
+# What the agent may run: its goal tool and commands that only read or work on private state.
+# `run` and `explain` would forge hook events into the real state; `install` and `uninstall`
+# rewrite the registration.
+_AGENT_SUBCOMMANDS = frozenset(
+    {"goal", "test", "check", "schema", "audit", "doctor", "--help", "-h", "--version"}
+)
+# The same, spelled inside another command's text (a script being written, inline code).
+_CCBRIDGE_TEXT = re.compile(
+    r"(?:^|[\s/;|&(`'\"])ccbridge\s+(?:run|explain|install|uninstall)\b|"
+    r"\bbridge\.(?:main|engine|goal|cli)\b|-m\s+bridge\b"
+)
+
+
 def self_protection_guard(
     settings_files: Sequence[str | Path] = CC_SETTINGS_PATTERNS,
     config_files: Sequence[str | Path] = (),
     state_dir: str | Path | Sequence[str | Path] | None = None,
 ) -> Guard:
-    """ccbridge's own guard: nobody edits the hook settings, its config or its audit trail.
+    """ccbridge's own guard: nobody edits the hook settings or its config, nobody touches its
+    state (the goal store and the audit trail are the authority), and the agent runs no
+    ccbridge command but `ccbridge goal`.
 
     `state_dir` is the state/audit directory, or several such paths (say, a separate audit log).
+    Unlike settings and config, which are only guarded against writes, a Bash command that so
+    much as names a state path is denied: `sqlite3 <state>/goals.sqlite3 "INSERT ..."` writes
+    without any writing command we could recognise.
     """
     state = [state_dir] if isinstance(state_dir, str | Path) else list(state_dir or ())
-    return protected_paths_guard(
-        [*settings_files, *config_files, *state], label="ccbridge self-protection"
-    )
+    writes = protected_paths_guard([*settings_files, *config_files, *state], SELF_PROTECTION)
+    sealed = _Protection(state, SELF_PROTECTION)
+
+    def guard(execution: Execution) -> str | None:
+        objection = writes(execution)
+        if objection is None and execution.tool_name == "Bash":
+            objection = _sealed(sealed, execution)
+        return objection
+
+    return guard
+
+
+def _sealed(protection: _Protection, execution: Execution) -> str | None:
+    script = parse(str(execution.input.get("command", "")))
+    if isinstance(script, Unparseable):  # the write check has denied it already
+        return f"cannot parse command safely: {script.reason}"
+    moves = any(c.name in ("cd", "pushd", "popd") for c in script.commands())
+    for command in script.commands():
+        if _runs_ccbridge(command):
+            return (
+                f"{protection.label}: `{_show(command)}` runs ccbridge itself; the agent may not "
+                "run `ccbridge run`, `explain`, `install` or `uninstall` (they could forge hook "
+                "events or rewrite the registration)"
+            )
+        for word in (*_words(command.words), *_code_tokens(command)):
+            spec = protection.match(word, execution.cwd, True, unknown_base=moves)
+            if spec is not None:
+                return (
+                    f"{protection.label}: `{_show(command)}` names {word}, inside ccbridge's "
+                    f"state {spec!r}, which the agent may not touch"
+                )
+    return None
+
+
+def _runs_ccbridge(command: SimpleCommand) -> bool:
+    if command.name == "ccbridge":
+        return len(command.argv) < 2 or command.argv[1] not in _AGENT_SUBCOMMANDS
+    argv = command.argv
+    if any(a == "-m" and b.split(".")[0] == "bridge" for a, b in zip(argv, argv[1:], strict=False)):
+        return True  # python -m bridge ...
+    return any(_CCBRIDGE_TEXT.search(text) for text in (*command.words, *_code_tokens(command)))
 
 
 def _path_tool(protection: _Protection, execution: Execution) -> str | None:
@@ -224,6 +281,11 @@ def _written(command: SimpleCommand) -> Iterator[str]:
         operands = [w for w in command.argv[1:] if not w.startswith("-")]
         if command.name in _COPIERS and len(operands) > 1:  # `cp x dir/` writes dir/x
             yield from (posixpath.join(operands[-1], posixpath.basename(w)) for w in operands)
+    yield from _code_tokens(command)
+
+
+def _code_tokens(command: SimpleCommand) -> Iterator[str]:
+    """Path-like tokens of inline interpreter code (`python -c`, `node <<EOF`)."""
     source = program(command.argv, command.redirects)
     shell = interpreter(command.argv) in SHELLS  # shell code was parsed into `nested` already
     if source is not None and source.kind in ("inline", "stdin") and not shell:

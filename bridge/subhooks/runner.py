@@ -12,8 +12,11 @@ import os
 import selectors
 import signal
 import subprocess
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from typing import IO
 
 from bridge.pipeline.record import field, record
 from bridge.subhooks.spec import HookSpec
@@ -59,10 +62,8 @@ class _Live:
 
 
 def _kill_group(live: _Live) -> None:
-    try:
+    with suppress(ProcessLookupError, PermissionError):
         os.killpg(live.process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
@@ -83,6 +84,28 @@ def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
                  pidfd=os.pidfd_open(process.pid), stdin=data)
 
 
+class Terminated(Exception):
+    """ccbridge was told to stop (SIGTERM) while its sub-hooks ran."""
+
+
+@contextmanager
+def _terminate_unwinds() -> Iterator[None]:
+    """Turn SIGTERM into an exception while hooks run, so the cleanup that kills every hook's
+    process group still happens (Python's default SIGTERM exits without any cleanup)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Terminated(f"ccbridge was stopped by signal {signum} while sub-hooks ran")
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_hooks(
     hooks: Sequence[HookSpec], data: bytes, env: Mapping[str, str], cwd: str | None,
     output_cap: int = OUTPUT_CAP,
@@ -91,23 +114,23 @@ def run_hooks(
     now = time.monotonic()
     runs: list[HookRun | None] = [None] * len(hooks)
     live: dict[int, _Live] = {}
-    with selectors.DefaultSelector() as selector:
-        for index, hook in enumerate(hooks):
-            started = _start(hook, data, env, cwd, now)
-            if isinstance(started, HookRun):
-                runs[index] = started
-                continue
-            live[index] = started
-            process = started.process
-            assert process.stdin and process.stdout and process.stderr
-            selector.register(process.stdout, selectors.EVENT_READ, (index, "out"))
-            selector.register(process.stderr, selectors.EVENT_READ, (index, "err"))
-            selector.register(started.pidfd, selectors.EVENT_READ, (index, "exit"))
-            if data:
-                selector.register(process.stdin, selectors.EVENT_WRITE, (index, "in"))
-            else:
-                process.stdin.close()
+    with selectors.DefaultSelector() as selector, _terminate_unwinds():
         try:
+            for index, hook in enumerate(hooks):
+                started = _start(hook, data, env, cwd, now)
+                if isinstance(started, HookRun):
+                    runs[index] = started
+                    continue
+                live[index] = started
+                process = started.process
+                assert process.stdin and process.stdout and process.stderr
+                selector.register(process.stdout, selectors.EVENT_READ, (index, "out"))
+                selector.register(process.stderr, selectors.EVENT_READ, (index, "err"))
+                selector.register(started.pidfd, selectors.EVENT_READ, (index, "exit"))
+                if data:
+                    selector.register(process.stdin, selectors.EVENT_WRITE, (index, "in"))
+                else:
+                    process.stdin.close()
             _drive(selector, live, output_cap)
         finally:
             for index, item in live.items():
@@ -139,10 +162,10 @@ def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap:
         for key, _mask in selector.select(timeout=max(0.0, wake - time.monotonic())):
             index, what = key.data
             if not live[index].done:  # an earlier event of this batch may have closed it
-                _service(selector, live[index], what, key.fileobj, output_cap)
+                _service(selector, live[index], what, key.fileobj, output_cap)  # type: ignore[arg-type]
 
 
-def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: object,
+def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: IO[bytes],
              output_cap: int) -> None:
     process = item.process
     if what == "exit":
@@ -159,7 +182,7 @@ def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: o
             selector.unregister(process.stdin)
             process.stdin.close()
         return
-    fd = stream.fileno()  # type: ignore[attr-defined]
+    fd = stream.fileno()
     try:
         chunk = os.read(fd, _CHUNK)
     except BlockingIOError:
@@ -181,16 +204,12 @@ def _close(selector: selectors.BaseSelector, item: _Live) -> None:
     for stream in (item.process.stdin, item.process.stdout, item.process.stderr):
         if stream is None or stream.closed:
             continue
-        try:
+        with suppress(KeyError, ValueError):
             selector.unregister(stream)
-        except (KeyError, ValueError):
-            pass
         stream.close()
     if item.exited_at is None:
-        try:
+        with suppress(KeyError, ValueError):
             selector.unregister(item.pidfd)
-        except (KeyError, ValueError):
-            pass
     item.ended = time.monotonic()
     item.done = True
 

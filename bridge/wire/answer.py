@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from bridge.pipeline import Ask, Deny, PreDecision
 from bridge.pipeline.record import record
+from bridge.wire import jsonio
 
 # Exit 2 blocks on every CC version; since 2.1.197 CC also reads the JSON and prefers its reason.
 DENY_EXIT = 2
@@ -22,7 +21,7 @@ class Answer:
 
     @property
     def stdout(self) -> bytes:
-        return orjson.dumps(self.payload) + b"\n" if self.payload else b""
+        return jsonio.dumps(self.payload) + b"\n" if self.payload else b""
 
     @property
     def decision(self) -> str:

@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from bridge.pipeline.record import record
+from bridge.wire import jsonio
 
 # A Write of a large file is normal; anything past this is refused, never truncated.
 MAX_EVENT_BYTES = 16 * 1024 * 1024
@@ -60,7 +59,7 @@ def _text(value: Any) -> str:
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Whether JSON data nests arrays/objects more than `limit` levels (walked without recursion)."""
+    """Whether JSON data nests arrays/objects deeper than `limit` levels (walked, not recursed)."""
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
@@ -85,8 +84,8 @@ def parse_event(data: bytes) -> HookEvent:
     if not data.strip():
         raise EventError("stdin was empty: expected one hook event as a JSON object")
     try:
-        raw = orjson.loads(data)
-    except orjson.JSONDecodeError as error:
+        raw = jsonio.loads(data)
+    except jsonio.DecodeError as error:
         raise EventError(
             f"stdin is not valid JSON (error at line {error.lineno} column {error.colno})"
         ) from None

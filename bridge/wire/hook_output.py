@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from bridge.subhooks.verdict import HookRun, Verdict
+from bridge.wire import jsonio
 from bridge.wire.event import MAX_DEPTH, deeper_than
 
 _PRE_DECISIONS = {"allow": "allow", "deny": "deny", "ask": "ask", "defer": "defer"}
@@ -64,8 +63,8 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
 def read_json(event_name: str, stdout: bytes) -> Verdict:
     """The JSON answer of an exit-0 hook. Raises ValueError for anything CC would not accept."""
     try:
-        payload = orjson.loads(stdout)
-    except orjson.JSONDecodeError as error:
+        payload = jsonio.loads(stdout)
+    except jsonio.DecodeError as error:
         raise ValueError(f"malformed JSON at line {error.lineno} column {error.colno}") from None
     if not isinstance(payload, dict):
         raise ValueError("JSON output is not an object")

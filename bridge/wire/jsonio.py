@@ -4,8 +4,8 @@ Importing orjson costs a hook call more than the rest of ccbridge together: it i
 `dataclasses`, `inspect`, `uuid`, `datetime` and `json` to recognise those types. So the
 common case goes through the standard library's parser and encoder, limited to the inputs
 where both give byte-for-byte the same result, and anything else (an error to report, a float
-to print, a lone surrogate, NaN, an integer past 64 bits, a nesting past the recursion limit)
-is handed to orjson itself, imported only then. Every value and every error message is orjson's.
+to print with an exponent, a lone surrogate, NaN, an integer past 64 bits, deep nesting) is
+handed to orjson itself, imported only then. Every value and every error message is orjson's.
 """
 
 from __future__ import annotations
@@ -14,9 +14,12 @@ import json
 from types import ModuleType
 from typing import Any
 
+DecodeError = json.JSONDecodeError  # orjson.JSONDecodeError is a subclass: catch this one
 _INT_RANGE = range(-(1 << 63), 1 << 64)  # what orjson reads as an int; larger become floats
 _PLAIN = (str, int, bool, type(None))
-_DEPTH = 200  # containers deeper than this go to orjson, which refuses past 254
+# Containers nested deeper than this go to orjson, which refuses to write past 254 levels and to
+# read past 1024 (the standard library's limit is the interpreter's recursion limit).
+_DEPTH = 200
 
 
 def _orjson() -> ModuleType:
@@ -51,9 +54,23 @@ def _surrogate_escape(text: str) -> bool:
     r"""Whether a \uD800-\uDFFF escape may be present (false alarms only cost speed)."""
     at = text.find("\\u")
     while at != -1:
-        if text[at + 2: at + 3] in ("d", "D") and text[at + 3: at + 4] in "89abcdefABCDEF":
+        if text[at + 2 : at + 3] in ("d", "D") and text[at + 3 : at + 4] in "89abcdefABCDEF":
             return True
         at = text.find("\\u", at + 2)
+    return False
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if type(item) is dict:
+            item = item.values()
+        elif type(item) is not list:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in item)
     return False
 
 
@@ -62,15 +79,17 @@ def loads(data: bytes) -> Any:
     try:
         text = data.decode("utf-8")  # strict: refuses encoded surrogates, as orjson does
         if not _surrogate_escape(text):
-            return json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_refuse)
+            value = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_refuse)
+            if not _deeper_than(value, _DEPTH):
+                return value
     except (ValueError, RecursionError):
         pass  # not plain JSON: orjson gives the verdict and its exact message
     return _orjson().loads(data)
 
 
 def _plain(value: Any) -> bool:
-    """Whether the standard library writes this exactly as orjson does: str keys, no floats,
-    and well within orjson's nesting limit (255 levels), where it would refuse."""
+    """Whether the standard library writes this exactly as orjson does: str keys, floats
+    without an exponent, and well within orjson's nesting limit (255 levels)."""
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
@@ -83,6 +102,10 @@ def _plain(value: Any) -> bool:
                     return False
                 item = item.values()
             stack.extend((child, depth + 1) for child in item)
+        elif kind is float:
+            # Both print the shortest round-trip digits; only the exponent forms differ.
+            if not (item == 0 or 1e-4 <= abs(item) < 1e16):
+                return False
         elif kind not in _PLAIN or (kind is int and item not in _INT_RANGE):
             return False
     return True
@@ -92,9 +115,11 @@ def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
     """orjson.dumps(value) (with OPT_SORT_KEYS when asked), compact UTF-8 bytes."""
     if _plain(value):
         try:
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":"),
-                              sort_keys=sort_keys).encode()
+            return json.dumps(
+                value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys
+            ).encode()
         except UnicodeEncodeError:
             pass  # a lone surrogate: orjson raises its own error below
     orjson = _orjson()
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+    written: bytes = orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
+    return written

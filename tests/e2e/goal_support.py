@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 import pytest
+import yaml
 
 from bridge.goal.authority import EventKind, SessionEvent, Source
 from bridge.goal.cli import SESSION_ENV
@@ -105,6 +104,8 @@ class GoalSession:
     root: Path
     binary: Path
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    # CC permission rules beyond the goal commands, e.g. "Bash" for a user who allows any.
+    allow: tuple[str, ...] = ()
     runs: int = 0
 
     def __post_init__(self) -> None:
@@ -128,7 +129,7 @@ class GoalSession:
             "onFailure": "block",
         }
         hooks = {event: [{"matcher": "*", "hooks": [handler]}] for event in HOOK_EVENTS}
-        allow = ["Bash(ccbridge goal:*)", f"Bash({self.ccbridge} goal:*)"]
+        allow = ["Bash(ccbridge goal:*)", f"Bash({self.ccbridge} goal:*)", *self.allow]
         return {"permissions": {"allow": allow}, "hooks": hooks}
 
     def env(self) -> dict[str, str]:
@@ -220,33 +221,42 @@ class GoalSession:
         assert isinstance(goal, dict), "no goal in the store"
         return goal
 
+    def stop_answers(self) -> list[str]:
+        """What ccbridge answered each Stop of this session, from its audit log, in order."""
+        audit = self.state_dir / "audit.jsonl"
+        records = [json.loads(line) for line in audit.read_text(encoding="utf-8").splitlines()]
+        return [
+            str(record["final"]["decision"])
+            for record in records
+            if record.get("event") == "Stop" and record.get("session") == self.session_id
+        ]
+
     # -- CC-format events fed straight to `ccbridge run` ---------------------------------------
 
-    def hook(self, event_name: str, **fields: Any) -> dict[str, Any] | None:
-        """Feed one CC-format hook event for this session to the real `ccbridge run`."""
-        event = {
+    def human_prompt_event(self, prompt: str) -> dict[str, Any]:
+        """The event CC's UserPromptSubmit hook gets when a person types into this session."""
+        return {
             "session_id": self.session_id,
             "transcript_path": str(self.home / "transcript.jsonl"),
             "cwd": str(self.project),
-            "hook_event_name": event_name,
-            **fields,
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+            "prompt_id": str(uuid.uuid4()),
         }
+
+    def human_types(self) -> None:
+        """A person types into the session while CC works: CC would hand this event to the
+        real `ccbridge run` registered for UserPromptSubmit."""
         completed = subprocess.run(
             [self.ccbridge, "run", "--config", str(self.config)],
-            input=json.dumps(event),
+            input=json.dumps(self.human_prompt_event("Change the objective, please.")),
             env={**os.environ, **self.env(), "CLAUDE_PROJECT_DIR": str(self.project)},
             capture_output=True,
             text=True,
             timeout=30,
             check=False,
         )
-        assert completed.returncode in (0, 2), completed.stderr
-        answer: dict[str, Any] | None = json.loads(completed.stdout) if completed.stdout else None
-        return answer
-
-    def human_types(self, prompt: str = "A human typed this.") -> None:
-        """What CC's UserPromptSubmit sends when a person types into the session."""
-        self.hook("UserPromptSubmit", prompt=prompt, prompt_id=str(uuid.uuid4()))
+        assert completed.returncode == 0, completed.stdout + completed.stderr
 
     # -- scripted goal commands ---------------------------------------------------------------
 

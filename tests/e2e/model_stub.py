@@ -9,6 +9,7 @@ back to the model: tool results, their `is_error` flag and system-reminder text.
 from __future__ import annotations
 
 import json
+import secrets
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -132,6 +133,8 @@ class ModelStub:
         self._script = list(script)
         self._lock = threading.Lock()
         self._ids = 0
+        # Unique across runs: a resumed session's history holds earlier runs' tool calls.
+        self._prefix = secrets.token_hex(4)
         self.transcript = Transcript()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._server.daemon_threads = True
@@ -173,7 +176,7 @@ class ModelStub:
             content: list[dict[str, Any]] = [
                 {
                     "type": "tool_use",
-                    "id": f"toolu_stub{self._next_id():04d}",
+                    "id": f"toolu_stub{self._prefix}{self._next_id():04d}",
                     "name": call.name,
                     "input": dict(call.input),
                 }

@@ -20,34 +20,138 @@ SCRIPT = Path(sysconfig.get_path("scripts")) / "ccbridge"
 
 # Never on the hot path: the slow config path, the CLI, and big stdlib packages.
 FORBIDDEN = (
-    "click*", "pydantic*", "yaml*", "_yaml", "bridge.cli*", "bridge.config.build",
-    "bridge.config.schema", "asyncio*", "concurrent*", "multiprocessing*", "email*", "http*",
-    "xml*", "logging*", "sqlite3*", "ssl", "socket", "unittest*", "decimal",
-    "typing_extensions", "importlib.metadata*", "argparse", "bridge.goal*",
+    "click*",
+    "pydantic*",
+    "yaml*",
+    "_yaml",
+    "bridge.cli*",
+    "bridge.config.build",
+    "bridge.config.schema",
+    "asyncio*",
+    "concurrent*",
+    "multiprocessing*",
+    "email*",
+    "http*",
+    "xml*",
+    "logging*",
+    "sqlite3*",
+    "ssl",
+    "socket",
+    "unittest*",
+    "decimal",
+    "typing_extensions",
+    "importlib.metadata*",
+    "argparse",
+    "bridge.goal*",
 )
 
-# Everything a Read event with an empty config may import on top of the bare interpreter.
+# Small standard modules that a bare interpreter may or may not have imported already (site,
+# .pth files): pathlib, typing, re and what they import.
+STDLIB_BASICS = (
+    "__future__",
+    "_collections",
+    "_collections_abc",
+    "_functools",
+    "_operator",
+    "_sre",
+    "_stat",
+    "_typing",
+    "_winapi",
+    "collections",
+    "collections.abc",
+    "contextlib",
+    "copyreg",
+    "enum",
+    "errno",
+    "fnmatch",
+    "functools",
+    "genericpath",
+    "ipaddress",
+    "itertools",
+    "keyword",
+    "nt",
+    "ntpath",
+    "operator",
+    "os",
+    "pathlib",
+    "posixpath",
+    "re",
+    "re.*",
+    "reprlib",
+    "stat",
+    "types",
+    "typing",
+    "urllib",
+    "urllib.parse",
+    "warnings",
+)
+
+# Everything a Read event with an empty config may import beyond that: no orjson (it imports
+# dataclasses, inspect, uuid, datetime), no dataclasses, no hashlib (OpenSSL).
 EMPTY_CONFIG_ALLOWED = (
-    "bridge", "bridge.main", "bridge.paths", "bridge.engine", "bridge.wire", "bridge.wire.*",
-    "bridge.pipeline", "bridge.pipeline.*", "bridge.config", "bridge.config.compiled",
-    "bridge.subhooks", "bridge.subhooks.*", "bridge.audit", "bridge.audit.*",
-    "orjson", "orjson.*", "json", "json.*", "_json", "hashlib", "_hashlib", "_blake2", "_sha256",
-    "fcntl", "dataclasses", "inspect", "ast", "_ast", "dis", "opcode", "_opcode", "tokenize",
-    "token", "linecache", "copy", "org", "org.*", "datetime", "_datetime", "uuid", "_uuid",
-    "platform", "fnmatch", "posixpath", "re", "re.*", "_sre", "enum", "functools",
+    *STDLIB_BASICS,
+    "bridge",
+    "bridge.main",
+    "bridge.paths",
+    "bridge.engine",
+    "bridge.wire",
+    "bridge.wire.answer",
+    "bridge.wire.digest",
+    "bridge.wire.event",
+    "bridge.wire.hook_output",
+    "bridge.wire.jsonio",
+    "bridge.pipeline",
+    "bridge.pipeline.decisions",
+    "bridge.pipeline.execution",
+    "bridge.pipeline.record",
+    "bridge.pipeline.stations",
+    "bridge.config",
+    "bridge.config.compiled",
+    "bridge.subhooks",
+    "bridge.subhooks.fold",
+    "bridge.subhooks.spec",
+    "bridge.subhooks.verdict",
+    "bridge.audit",
+    "bridge.audit.log",
+    "bridge.audit.record",
+    "bridge.audit.redact",
+    "json",
+    "json.*",
+    "_json",
+    "_sha256",
+    "_sha2",
+    "fcntl",
 )
 
-# A sub-hook additionally needs the process machinery.
-SUBHOOK_ALLOWED = EMPTY_CONFIG_ALLOWED + (
-    "subprocess", "_posixsubprocess", "select", "selectors", "signal", "errno", "threading",
-    "_weakrefset", "contextlib", "locale", "math", "bisect", "_bisect", "weakref", "collections",
+# A sub-hook additionally needs the matchers and the process machinery.
+SUBHOOK_ALLOWED = (
+    *EMPTY_CONFIG_ALLOWED,
+    "bridge.subhooks.if_rule",
+    "bridge.subhooks.matcher",
+    "bridge.subhooks.runner",
+    "subprocess",
+    "_posixsubprocess",
+    "select",
+    "selectors",
+    "signal",
+    "locale",
+    "_locale",
+    "msvcrt",
+    "threading",
+    "_weakrefset",
+    "math",
 )
 
 
 def imported(*args: str, env: dict[str, str], stdin: bytes = b"") -> set[str]:
     """Every module a run of `args` imported, read from its `-X importtime` report."""
-    done = subprocess.run([sys.executable, "-X", "importtime", *args], input=stdin,
-                          capture_output=True, env=env, check=False)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        check=False,
+    )
     names = set()
     for line in done.stderr.decode().splitlines():
         if line.startswith("import time:") and "|" in line:
@@ -66,16 +170,26 @@ def matching(names: Iterable[str], patterns: Iterable[str]) -> set[str]:
 def env(tmp_path: Path) -> dict[str, str]:
     for name in ("home", "project"):
         (tmp_path / name).mkdir()
-    return {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path / "home"),
-            "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
-            "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
-            "CLAUDE_PROJECT_DIR": str(tmp_path / "project")}
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+        "CLAUDE_PROJECT_DIR": str(tmp_path / "project"),
+    }
 
 
 def event(tool: str, tool_input: dict[str, str]) -> bytes:
-    return json.dumps({"hook_event_name": "PreToolUse", "session_id": "s", "cwd": "",
-                       "tool_name": tool, "tool_input": tool_input,
-                       "tool_use_id": "t"}).encode()
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s",
+            "cwd": "",
+            "tool_name": tool,
+            "tool_input": tool_input,
+            "tool_use_id": "t",
+        }
+    ).encode()
 
 
 READ = event("Read", {"file_path": "/etc/hostname"})
@@ -114,14 +228,16 @@ def test_a_cold_cache_compiles_with_yaml_and_pydantic(tmp_path: Path, env: dict[
 
 
 @pytest.mark.parametrize("stdin", [READ, BASH], ids=["Read", "Bash"])
-def test_a_warm_run_imports_nothing_heavy(tmp_path: Path, env: dict[str, str],
-                                          stdin: bytes) -> None:
+def test_a_warm_run_imports_nothing_heavy(
+    tmp_path: Path, env: dict[str, str], stdin: bytes
+) -> None:
     extra = warm_run(config(tmp_path), stdin, env) - interpreter_alone(env)
     assert matching(extra, FORBIDDEN) == set()
 
 
-def test_a_warm_run_with_sub_hooks_imports_nothing_heavy(tmp_path: Path,
-                                                         env: dict[str, str]) -> None:
+def test_a_warm_run_with_sub_hooks_imports_nothing_heavy(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
     extra = warm_run(config(tmp_path, ["exit 0"]), READ, env) - interpreter_alone(env)
     assert "subprocess" in extra  # the hook really ran
     assert matching(extra, FORBIDDEN) == set()

@@ -16,14 +16,17 @@ from hypothesis import HealthCheck, settings
 
 from .support import Sandbox
 
-_COMMON = {
-    "deadline": None,  # processes and a shared machine make per-example timing meaningless
-    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large,
-                              HealthCheck.function_scoped_fixture],
-    "print_blob": True,
-}
-settings.register_profile("ci", max_examples=60, derandomize=False, **_COMMON)
-settings.register_profile("long", max_examples=2000, **_COMMON)
+_COMMON = settings(
+    deadline=None,  # processes and a shared machine make per-example timing meaningless
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+    print_blob=True,
+)
+settings.register_profile("ci", _COMMON, max_examples=60)
+settings.register_profile("long", _COMMON, max_examples=2000)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -24,16 +24,23 @@ KEEP = 100  # enough rotated generations that no test ever drops one
 
 def examples(share: float, least: int = 3) -> settings:
     """The current profile's example count, scaled for a test that starts real processes."""
-    return settings(max_examples=max(least, int(settings.default.max_examples * share)))
+    return settings(max_examples=max(least, int(settings().max_examples * share)))
 
 
 def pre_tool_use(command: str = "ls", tool: str = "Bash", **fields: Any) -> dict[str, Any]:
     key = "command" if tool == "Bash" else "content"
-    return {"session_id": "s-1", "cwd": "/tmp", "hook_event_name": "PreToolUse",
-            "tool_name": tool, "tool_input": {key: command}, "tool_use_id": "toolu_1", **fields}
+    return {
+        "session_id": "s-1",
+        "cwd": "/tmp",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": {key: command},
+        "tool_use_id": "toolu_1",
+        **fields,
+    }
 
 
-def encode(event: Mapping[str, Any]) -> bytes:
+def encode(event: Any) -> bytes:
     return json.dumps(event).encode()
 
 
@@ -87,22 +94,39 @@ class Sandbox:
         path.chmod(0o755)
         return path
 
-    def run(self, config: Path | None, data: bytes,
-            env: Mapping[str, str] | None = None) -> Outcome:
+    def run(
+        self, config: Path | None, data: bytes, env: Mapping[str, str] | None = None
+    ) -> Outcome:
         """`ccbridge run` in this process, as main() calls it."""
         stdout, stderr = io.BytesIO(), io.StringIO()
-        code = run(str(config) if config else None, io.BytesIO(data), stdout, stderr,
-                   {**self.env, **(env or {})})
+        code = run(
+            str(config) if config else None,
+            io.BytesIO(data),
+            stdout,
+            stderr,
+            {**self.env, **(env or {})},
+        )
         return Outcome(code, stdout.getvalue(), stderr.getvalue())
 
     def command(self, config: Path | None) -> list[str]:
         return [str(CCBRIDGE), "run", *(["--config", str(config)] if config else [])]
 
-    def cli(self, config: Path | None, data: bytes, env: Mapping[str, str] | None = None,
-            timeout: float = 120) -> Outcome:
+    def cli(
+        self,
+        config: Path | None,
+        data: bytes,
+        env: Mapping[str, str] | None = None,
+        timeout: float = 120,
+    ) -> Outcome:
         """The real `ccbridge run` executable."""
-        done = subprocess.run(self.command(config), input=data, capture_output=True,
-                              env={**self.env, **(env or {})}, timeout=timeout, check=False)
+        done = subprocess.run(
+            self.command(config),
+            input=data,
+            capture_output=True,
+            env={**self.env, **(env or {})},
+            timeout=timeout,
+            check=False,
+        )
         return Outcome(done.returncode, done.stdout, done.stderr.decode("utf-8", "replace"))
 
     def audit(self) -> list[dict[str, Any]]:

@@ -18,20 +18,32 @@ from bridge.wire.event import MAX_DEPTH, TOOL_EVENTS, deeper_than
 from .support import Outcome, Sandbox, encode, examples, matching, pre_tool_use
 
 FORBIDDEN = "FORBIDDEN"
-KNOWN = ("hook_event_name", "tool_name", "tool_input", "session_id", "cwd", "tool_use_id",
-         "agent_id")
+KNOWN = (
+    "hook_event_name",
+    "tool_name",
+    "tool_input",
+    "session_id",
+    "cwd",
+    "tool_use_id",
+    "agent_id",
+)
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=40),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner,
-                                                                 max_size=4),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 commands = st.text(max_size=60) | st.sampled_from([FORBIDDEN, f"rm -rf / # {FORBIDDEN}", "ls"])
 extra_fields = st.dictionaries(
     st.text(min_size=1, max_size=12).filter(lambda key: key not in KNOWN),
-    json_values | st.text(max_size=20), max_size=6,
+    json_values | st.text(max_size=20),
+    max_size=6,
 )
 
 
@@ -46,8 +58,11 @@ def nested(depth: int, leaf: Any = 1) -> Any:
 def valid_events(draw: st.DrawFn) -> dict[str, Any]:
     event = pre_tool_use(draw(commands), tool=draw(st.sampled_from(["Bash", "Write"])))
     if draw(st.booleans()):
-        event["permission_mode"] = draw(st.sampled_from(
-            ["default", "plan", "acceptEdits", "bypassPermissions", "yolo", "", "AUTO"]))
+        event["permission_mode"] = draw(
+            st.sampled_from(
+                ["default", "plan", "acceptEdits", "bypassPermissions", "yolo", "", "AUTO"]
+            )
+        )
     return event
 
 
@@ -72,8 +87,11 @@ def truncated(draw: st.DrawFn) -> bytes:
 @st.composite
 def deeply_nested(draw: st.DrawFn) -> bytes:
     event = draw(valid_events())
-    depth = draw(st.integers(1, 2 * MAX_DEPTH) | st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3)
-                 | st.integers(1000, 1100))
+    depth = draw(
+        st.integers(1, 2 * MAX_DEPTH)
+        | st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3)
+        | st.integers(1000, 1100)
+    )
     where = draw(st.sampled_from(["tool_input", "extra"]))
     if where == "tool_input":
         event["tool_input"]["x"] = nested(depth)
@@ -120,7 +138,8 @@ def judgeable(data: bytes) -> dict[str, Any] | None:
     if not isinstance(name, str) or not name:
         return None
     if name in TOOL_EVENTS and not (
-        isinstance(raw.get("tool_name"), str) and raw["tool_name"]
+        isinstance(raw.get("tool_name"), str)
+        and raw["tool_name"]
         and isinstance(raw.get("tool_input"), dict)
     ):
         return None
@@ -134,8 +153,9 @@ def judgeable(data: bytes) -> dict[str, Any] | None:
 
 def config(sandbox: Sandbox) -> Path:
     """Every tool goes through one sub-hook that denies only what names FORBIDDEN."""
-    rule = sandbox.script("forbid.sh", f"grep -q {FORBIDDEN} && {{ echo 'forbidden word' >&2;"
-                                       " exit 2; }\nexit 0")
+    rule = sandbox.script(
+        "forbid.sh", f"grep -q {FORBIDDEN} && {{ echo 'forbidden word' >&2; exit 2; }}\nexit 0"
+    )
     return sandbox.config(matching([{"type": "command", "command": str(rule)}], matcher="*"))
 
 
@@ -173,14 +193,23 @@ def test_any_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -> None
     check(sandbox.cli(config(sandbox), data), data)
 
 
-@pytest.mark.parametrize("data", [
-    b"", b"\n", b"null", b"[]", b'"PreToolUse"', b"{", b"\xff\xfe\x00",
-    b'{"hook_event_name":"PreToolUse"}',
-    b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}',
-    b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"cwd":7}',
-    encode(pre_tool_use(extra=nested(MAX_DEPTH + 1))),
-    encode(pre_tool_use(cwd="/tmp/\0")),
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"\n",
+        b"null",
+        b"[]",
+        b'"PreToolUse"',
+        b"{",
+        b"\xff\xfe\x00",
+        b'{"hook_event_name":"PreToolUse"}',
+        b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}',
+        b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"cwd":7}',
+        encode(pre_tool_use(extra=nested(MAX_DEPTH + 1))),
+        encode(pre_tool_use(cwd="/tmp/\0")),
+    ],
+)
 def test_known_bad_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -> None:
     outcome = sandbox.cli(config(sandbox), data)
     assert (outcome.exit_code, outcome.decision) == (2, "deny")
@@ -191,8 +220,9 @@ def test_known_bad_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -
 
 @examples(0.5)
 @given(event=valid_events(), extra=extra_fields)
-def test_unknown_fields_change_nothing(sandbox: Sandbox, event: dict[str, Any],
-                                       extra: dict[str, Any]) -> None:
+def test_unknown_fields_change_nothing(
+    sandbox: Sandbox, event: dict[str, Any], extra: dict[str, Any]
+) -> None:
     assume(FORBIDDEN not in json.dumps(extra))
     plain = sandbox.run(config(sandbox), encode(event))
     extended = sandbox.run(config(sandbox), encode({**event, **extra}))
@@ -200,12 +230,18 @@ def test_unknown_fields_change_nothing(sandbox: Sandbox, event: dict[str, Any],
 
 
 def test_a_deep_hook_answer_is_a_failure_not_a_lost_audit(sandbox: Sandbox) -> None:
-    answer = {"hookSpecificOutput": {"hookEventName": "PreToolUse",
-                                     "updatedInput": {"command": nested(MAX_DEPTH)}}}
+    answer = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "updatedInput": {"command": nested(MAX_DEPTH)},
+        }
+    }
     (sandbox.hooks / "deep.json").write_text(json.dumps(answer))
     hook = sandbox.script("deep.sh", f"cat {sandbox.hooks / 'deep.json'}")
-    outcome = sandbox.run(sandbox.config(matching([{"type": "command", "command": str(hook)}])),
-                          encode(pre_tool_use()))
+    outcome = sandbox.run(
+        sandbox.config(matching([{"type": "command", "command": str(hook)}])),
+        encode(pre_tool_use()),
+    )
     assert outcome.decision == "deny"
     assert f"nested deeper than the {MAX_DEPTH}-level cap" in outcome.reason
     assert "could not write the audit record" not in outcome.stderr

@@ -18,9 +18,13 @@ def run_all_at_once(sandbox: Sandbox, config: Path) -> list[int]:
     processes = []
     for n in range(RUNS):
         event = pre_tool_use(f"echo {n} " + "x" * (n * 37), session_id=f"session-{n}")
-        process = subprocess.Popen(sandbox.command(config), stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env=sandbox.env)
+        process = subprocess.Popen(
+            sandbox.command(config),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=sandbox.env,
+        )
         processes.append((process, encode(event)))
     codes = []
     for process, data in processes:
@@ -32,21 +36,28 @@ def run_all_at_once(sandbox: Sandbox, config: Path) -> list[int]:
 
 def audit_lines(sandbox: Sandbox) -> list[bytes]:
     files = [sandbox.audit_path.with_name(f"audit.jsonl.{n}") for n in range(KEEP, 0, -1)]
-    return [line for file in [*files, sandbox.audit_path] if file.exists()
-            for line in file.read_bytes().splitlines()]
+    return [
+        line
+        for file in [*files, sandbox.audit_path]
+        if file.exists()
+        for line in file.read_bytes().splitlines()
+    ]
 
 
 @pytest.mark.parametrize("max_bytes", [16 << 20, 4096], ids=["one-file", "rotating"])
 def test_sixty_four_writers_lose_and_mangle_nothing(sandbox: Sandbox, max_bytes: int) -> None:
     hook = sandbox.script("pass.sh", "cat >/dev/null")
-    config = sandbox.config(matching([{"type": "command", "command": str(hook)}]),
-                            audit={"max_bytes": max_bytes, "keep": KEEP})
+    config = sandbox.config(
+        matching([{"type": "command", "command": str(hook)}]),
+        audit={"max_bytes": max_bytes, "keep": KEEP},
+    )
     codes = run_all_at_once(sandbox, config)
     assert codes == [0] * RUNS
     lines = audit_lines(sandbox)
     records = [orjson.loads(line) for line in lines]  # raises on any torn or interleaved line
     assert sorted(record["session"] for record in records) == sorted(
-        f"session-{n}" for n in range(RUNS))
+        f"session-{n}" for n in range(RUNS)
+    )
     assert all(record["final"]["decision"] == "none" for record in records)
     rotated = sandbox.audit_path.with_name("audit.jsonl.1").exists()
     assert rotated == (max_bytes == 4096)

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import orjson
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,21 +22,26 @@ WRITER = """
 import sys
 from pathlib import Path
 from bridge.audit import log
-path, size, max_bytes, KEEP = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+path = Path(sys.argv[1])
+size, max_bytes, keep = (int(arg) for arg in sys.argv[2:5])
 n = 0
 while True:
-    log.append(path, {"n": n, "pad": "x" * (size * (n % 3 + 1))}, max_bytes, KEEP)
+    log.append(path, {"n": n, "pad": "x" * (size * (n % 3 + 1))}, max_bytes, keep)
     print(n, flush=True)  # acknowledged: append returned
     n += 1
 """
 
 
-@given(before=st.integers(0, 5), after=st.integers(1, 5), cut=st.floats(0, 1, exclude_max=True),
-       max_bytes=st.sampled_from([4096, 1 << 20]))
-def test_a_torn_tail_never_swallows_the_next_record(tmp_path_factory: object, before: int,
-                                                    after: int, cut: float,
-                                                    max_bytes: int) -> None:
-    path = Path(tmp_path_factory.mktemp("audit")) / "audit.jsonl"  # type: ignore[attr-defined]
+@given(
+    before=st.integers(0, 5),
+    after=st.integers(1, 5),
+    cut=st.floats(0, 1, exclude_max=True),
+    max_bytes=st.sampled_from([4096, 1 << 20]),
+)
+def test_a_torn_tail_never_swallows_the_next_record(
+    tmp_path_factory: pytest.TempPathFactory, before: int, after: int, cut: float, max_bytes: int
+) -> None:
+    path = Path(tmp_path_factory.mktemp("audit")) / "audit.jsonl"
     for n in range(before):
         log.append(path, {"n": n}, max_bytes, KEEP)
     torn = orjson.dumps({"n": "torn", "pad": "y" * 300})
@@ -47,13 +53,19 @@ def test_a_torn_tail_never_swallows_the_next_record(tmp_path_factory: object, be
 
 
 @examples(0.1, least=3)
-@given(delay=st.floats(0.05, 0.5), size=st.sampled_from([100, 200_000, 2_000_000]),
-       max_bytes=st.sampled_from([4096, 1 << 20, 64 << 20]))
+@given(
+    delay=st.floats(0.05, 0.5),
+    size=st.sampled_from([100, 200_000, 2_000_000]),
+    max_bytes=st.sampled_from([4096, 1 << 20, 64 << 20]),
+)
 def test_sigkill_while_appending_loses_no_acknowledged_record(
-        tmp_path_factory: object, delay: float, size: int, max_bytes: int) -> None:
-    path = Path(tmp_path_factory.mktemp("audit")) / "audit.jsonl"  # type: ignore[attr-defined]
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(size),
-                               str(max_bytes), str(KEEP)], stdout=subprocess.PIPE)
+    tmp_path_factory: pytest.TempPathFactory, delay: float, size: int, max_bytes: int
+) -> None:
+    path = Path(tmp_path_factory.mktemp("audit")) / "audit.jsonl"
+    writer = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path), str(size), str(max_bytes), str(KEEP)],
+        stdout=subprocess.PIPE,
+    )
     time.sleep(delay)
     writer.send_signal(signal.SIGKILL)
     acknowledged = [int(line) for line in writer.communicate()[0].split()]
@@ -67,19 +79,28 @@ def test_sigkill_while_appending_loses_no_acknowledged_record(
 
 
 @examples(0.05, least=2)
-@given(delays=st.lists(st.floats(0.0, 0.8), min_size=8, max_size=8),
-       killed=st.lists(st.booleans(), min_size=8, max_size=8))
-def test_sigkill_ccbridge_run_at_random_points(tmp_path_factory: object, delays: list[float],
-                                                 killed: list[bool]) -> None:
-    sandbox = Sandbox(Path(tmp_path_factory.mktemp("sandbox")))  # type: ignore[attr-defined]
+@given(
+    delays=st.lists(st.floats(0.0, 0.8), min_size=8, max_size=8),
+    killed=st.lists(st.booleans(), min_size=8, max_size=8),
+)
+def test_sigkill_ccbridge_run_at_random_points(
+    tmp_path_factory: pytest.TempPathFactory, delays: list[float], killed: list[bool]
+) -> None:
+    sandbox = Sandbox(Path(tmp_path_factory.mktemp("sandbox")))
     hook = sandbox.script("pass.sh", "cat >/dev/null")
-    config = sandbox.config(matching([{"type": "command", "command": str(hook)}]),
-                            audit={"max_bytes": 4096, "keep": KEEP})
+    config = sandbox.config(
+        matching([{"type": "command", "command": str(hook)}]),
+        audit={"max_bytes": 4096, "keep": KEEP},
+    )
     processes = []
     for n in range(len(delays)):
-        process = subprocess.Popen(sandbox.command(config), stdin=subprocess.PIPE,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   env=sandbox.env)
+        process = subprocess.Popen(
+            sandbox.command(config),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=sandbox.env,
+        )
         assert process.stdin
         process.stdin.write(encode(pre_tool_use(session_id=f"session-{n}")))
         process.stdin.close()
@@ -91,8 +112,8 @@ def test_sigkill_ccbridge_run_at_random_points(tmp_path_factory: object, delays:
             processes[n].send_signal(signal.SIGKILL)
     finished = set()
     for n, process in enumerate(processes):
-        _out, err = process.communicate(timeout=120)
-        assert b"Traceback" not in err
+        process.wait(timeout=120)  # the answer is a few hundred bytes: it fits the pipe
+        assert process.stderr and b"Traceback" not in process.stderr.read()
         if process.returncode in (0, 2):
             finished.add(f"session-{n}")
         else:

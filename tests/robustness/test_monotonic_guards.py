@@ -39,10 +39,15 @@ def listener(kind: str) -> Callable[..., Any]:
         if kind == "raise":
             raise RuntimeError("listener bug")
         outcomes: dict[str, Callable[[], Any]] = {
-            "pass": next_, "allow": Allow, "deny": lambda: Deny("no"), "ask": lambda: Ask("sure?"),
-            "garbage": lambda: 42, "override": lambda: (next_(), Allow())[1],
+            "pass": next_,
+            "allow": Allow,
+            "deny": lambda: Deny("no"),
+            "ask": lambda: Ask("sure?"),
+            "garbage": lambda: 42,
+            "override": lambda: (next_(), Allow())[1],
         }
         return outcomes[kind]()
+
     return listen
 
 
@@ -51,6 +56,7 @@ def guard(kind: str) -> Callable[[Execution], str | None]:
         if kind == "raise":
             raise ValueError("guard bug")
         return {"abstain": None, "object": "not here", "empty": ""}[kind]
+
     return check
 
 
@@ -59,14 +65,17 @@ def channel(kind: str) -> Callable[..., Any]:
         if kind == "raise":
             raise OSError("no terminal")
         return kind
+
     return approve
 
 
-listeners = st.lists(st.sampled_from(["pass", "allow", "deny", "ask", "raise", "garbage",
-                                      "override"]), max_size=5)
+listeners = st.lists(
+    st.sampled_from(["pass", "allow", "deny", "ask", "raise", "garbage", "override"]), max_size=5
+)
 guards = st.lists(st.sampled_from(["abstain", "object", "empty", "raise"]), max_size=4)
-approvals = st.sampled_from(["allowed_once", "rejected", "cancelled", "unavailable", "deferred",
-                             "raise"])
+approvals = st.sampled_from(
+    ["allowed_once", "rejected", "cancelled", "unavailable", "deferred", "raise"]
+)
 EXECUTION = Execution.create("Bash", {"command": "ls"})
 
 
@@ -75,14 +84,22 @@ def named(kinds: list[str]) -> list[tuple[str, str]]:
 
 
 def stations(pre: list[str], checks: list[tuple[str, str]]) -> Stations:
-    return Stations(pre_execute=[Named(f"l{i}", listener(k)) for i, k in enumerate(pre)],
-                    guards=[Named(name, guard(kind)) for name, kind in checks])
+    return Stations(
+        pre_execute=[Named(f"l{i}", listener(k)) for i, k in enumerate(pre)],
+        guards=[Named(name, guard(kind)) for name, kind in checks],
+    )
 
 
-@given(pre=listeners, checks=guards, approval=approvals, added=st.sampled_from(
-    ["abstain", "object", "empty", "raise"]), data=st.data())
-def test_adding_a_guard_never_weakens_decide(pre: list[str], checks: list[str], approval: str,
-                                             added: str, data: st.DataObject) -> None:
+@given(
+    pre=listeners,
+    checks=guards,
+    approval=approvals,
+    added=st.sampled_from(["abstain", "object", "empty", "raise"]),
+    data=st.data(),
+)
+def test_adding_a_guard_never_weakens_decide(
+    pre: list[str], checks: list[str], approval: str, added: str, data: st.DataObject
+) -> None:
     before = decide(EXECUTION, stations(pre, named(checks)), channel(approval)).decision
     at = data.draw(st.integers(0, len(checks)))
     more = [*named(checks)[:at], ("added", added), *named(checks)[at:]]
@@ -95,8 +112,9 @@ def test_adding_a_guard_never_weakens_decide(pre: list[str], checks: list[str], 
 
 
 @given(pre=listeners, checks=guards, approval=approvals, data=st.data())
-def test_guard_order_never_changes_yes_or_no(pre: list[str], checks: list[str], approval: str,
-                                             data: st.DataObject) -> None:
+def test_guard_order_never_changes_yes_or_no(
+    pre: list[str], checks: list[str], approval: str, data: st.DataObject
+) -> None:
     shuffled = data.draw(st.permutations(named(checks)))
     first = decide(EXECUTION, stations(pre, named(checks)), channel(approval)).decision
     second = decide(EXECUTION, stations(pre, list(shuffled)), channel(approval)).decision
@@ -104,20 +122,31 @@ def test_guard_order_never_changes_yes_or_no(pre: list[str], checks: list[str], 
 
 
 verdicts = st.builds(
-    Verdict, kind=st.sampled_from(["deny", "ask", "allow", "defer", "none", "block", "failure"]),
-    reason=st.text(max_size=10))
+    Verdict,
+    kind=st.sampled_from(["deny", "ask", "allow", "defer", "none", "block", "failure"]),
+    reason=st.text(max_size=10),
+)
 
 
 def judged(index: int, verdict: Verdict, ignore: bool) -> Judged:
-    hook = HookSpec(event="PreToolUse", name=f"h{index}", where="test", order=index,
-                    command=f"h{index}", on_failure="ignore" if ignore else "block")
+    hook = HookSpec(
+        event="PreToolUse",
+        name=f"h{index}",
+        where="test",
+        order=index,
+        command=f"h{index}",
+        on_failure="ignore" if ignore else "block",
+    )
     return Judged(hook, verdict)
 
 
-@given(items=st.lists(st.tuples(verdicts, st.booleans()), max_size=6),
-       extra=st.tuples(verdicts, st.booleans()))
-def test_adding_a_sub_hook_never_weakens_the_fold(items: list[tuple[Verdict, bool]],
-                                                  extra: tuple[Verdict, bool]) -> None:
+@given(
+    items=st.lists(st.tuples(verdicts, st.booleans()), max_size=6),
+    extra=st.tuples(verdicts, st.booleans()),
+)
+def test_adding_a_sub_hook_never_weakens_the_fold(
+    items: list[tuple[Verdict, bool]], extra: tuple[Verdict, bool]
+) -> None:
     base = [judged(i, *item) for i, item in enumerate(items)]
     before = fold(base, {}).rank
     after = fold([*base, judged(len(base), *extra)], {}).rank
@@ -133,18 +162,25 @@ GUARDS = {
 
 @pytest.mark.parametrize("hook_says", ["deny", "ask", "allow", "none"])
 @pytest.mark.parametrize("added", sorted(GUARDS))
-def test_adding_a_guard_policy_never_weakens_a_config(sandbox: Sandbox, hook_says: str,
-                                                      added: str) -> None:
-    body = "exit 0" if hook_says == "none" else (
-        "printf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
-        f"\"permissionDecision\":\"{hook_says}\",\"permissionDecisionReason\":\"r\"}}}}'")
+def test_adding_a_guard_policy_never_weakens_a_config(
+    sandbox: Sandbox, hook_says: str, added: str
+) -> None:
+    body = (
+        "exit 0"
+        if hook_says == "none"
+        else (
+            'printf \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+            f'"permissionDecision":"{hook_says}","permissionDecisionReason":"r"}}}}\''
+        )
+    )
     hooks = matching([{"type": "command", "command": str(sandbox.script("hook.sh", body))}])
     policy = sandbox.root / f"guard_{added}.py"
     policy.write_text(GUARDS[added], encoding="utf-8")
     event = encode(pre_tool_use())
     before = sandbox.run(sandbox.config(hooks, name="plain.yaml"), event)
-    after = sandbox.run(sandbox.config(hooks, name="guarded.yaml",
-                                       policies={"guards": [f"{policy}:guard"]}), event)
+    after = sandbox.run(
+        sandbox.config(hooks, name="guarded.yaml", policies={"guards": [f"{policy}:guard"]}), event
+    )
     assert RANK[after.decision] >= RANK[before.decision]
     if added != "abstain":
         assert (after.exit_code, after.decision) == (2, "deny")

@@ -4,6 +4,8 @@ the same reason, and leaves no process behind."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import time
 import uuid
 from pathlib import Path
@@ -19,9 +21,11 @@ TIMEOUT = 0.5
 
 
 def _answer(decision: str) -> str:
-    return ("cat >/dev/null\nprintf '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
-            f"\"permissionDecision\":\"{decision}\",\"permissionDecisionReason\":\"{decision}: %s\""
-            "}}' \"$1\"")
+    return (
+        'cat >/dev/null\nprintf \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+        f'"permissionDecision":"{decision}","permissionDecisionReason":"{decision}: %s"'
+        '}}\' "$1"'
+    )
 
 
 # kind -> (script body, what it counts as: deny / ask / none / failure)
@@ -69,8 +73,9 @@ def expected(mix: list[tuple[str, bool]]) -> tuple[str, set[str]]:
     ranks = {}
     for index, (kind, ignore) in enumerate(mix):
         rank = BEHAVIOUR[kind][1]
-        ranks[f"h{index}-{kind}"] = "none" if rank == "failure" and ignore else (
-            "deny" if rank == "failure" else rank)
+        ranks[f"h{index}-{kind}"] = (
+            "none" if rank == "failure" and ignore else ("deny" if rank == "failure" else rank)
+        )
     for decision in ("deny", "ask"):
         names = {name for name, rank in ranks.items() if rank == decision}
         if names:
@@ -114,14 +119,16 @@ def run_mix(sandbox: Sandbox, mix: list[tuple[str, bool]], order: list[int]) -> 
     return outcome
 
 
-mixes = st.lists(st.tuples(st.sampled_from(sorted(BEHAVIOUR)), st.booleans()),
-                 min_size=1, max_size=6)
+mixes = st.lists(
+    st.tuples(st.sampled_from(sorted(BEHAVIOUR)), st.booleans()), min_size=1, max_size=6
+)
 
 
 @examples(0.25)
 @given(mix=mixes, data=st.data())
-def test_any_mix_in_any_order(sandbox: Sandbox, mix: list[tuple[str, bool]],
-                              data: st.DataObject) -> None:
+def test_any_mix_in_any_order(
+    sandbox: Sandbox, mix: list[tuple[str, bool]], data: st.DataObject
+) -> None:
     order = data.draw(st.permutations(range(len(mix))))
     first = run_mix(sandbox, mix, list(range(len(mix))))
     second = run_mix(sandbox, mix, list(order))
@@ -134,7 +141,10 @@ def test_any_mix_in_any_order(sandbox: Sandbox, mix: list[tuple[str, bool]],
             assert f"[{name}]" in outcome.reason
     # Not a byte of the verdict depends on the order (system messages keep config order).
     assert (second.exit_code, second.decision, second.reason) == (
-        first.exit_code, first.decision, first.reason)
+        first.exit_code,
+        first.decision,
+        first.reason,
+    )
 
 
 def test_every_misbehaviour_at_once_through_the_executable(sandbox: Sandbox) -> None:
@@ -151,10 +161,41 @@ def test_every_misbehaviour_at_once_through_the_executable(sandbox: Sandbox) -> 
 def test_the_process_check_sees_a_survivor(sandbox: Sandbox) -> None:
     """The no-survivor check above can fail: a process that escaped is found."""
     marker = uuid.uuid4().hex
-    pid = os.spawnve(os.P_NOWAIT, "/bin/sleep", ["sleep", "30"],
-                     {**sandbox.env, MARKER_VAR: marker})
+    pid = os.spawnve(
+        os.P_NOWAIT, "/bin/sleep", ["sleep", "30"], {**sandbox.env, MARKER_VAR: marker}
+    )
     try:
         assert survivors(marker) == [pid]
     finally:
         os.kill(pid, 9)
         os.waitpid(pid, 0)
+
+
+def test_sigterm_to_ccbridge_still_kills_every_sub_hook(sandbox: Sandbox) -> None:
+    """A host that gives up on ccbridge (SIGTERM) leaves no sub-hook running, and gets a deny."""
+    marker = uuid.uuid4().hex
+    hook = sandbox.script("stubborn.sh", "trap '' TERM\nsleep 30 &\nsleep 30")
+    config = sandbox.config(matching([{"type": "command", "command": str(hook)}]))
+    bridge = subprocess.Popen(
+        sandbox.command(config),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**sandbox.env, MARKER_VAR: marker},
+    )
+    assert bridge.stdin
+    bridge.stdin.write(encode(pre_tool_use()))
+    bridge.stdin.close()
+    for _ in range(400):  # until the sub-hook runs (bounded, not a timing assertion)
+        if len(survivors(marker)) >= 3:
+            break
+        time.sleep(0.05)
+    bridge.send_signal(signal.SIGTERM)
+    bridge.wait(timeout=60)
+    assert_none_left(marker)
+    assert bridge.stdout and bridge.stderr
+    with bridge.stdout, bridge.stderr:
+        outcome = Outcome(bridge.returncode, bridge.stdout.read(), bridge.stderr.read().decode())
+    assert (outcome.exit_code, outcome.decision) == (2, "deny")
+    assert "stopped by signal" in outcome.reason
+    assert sandbox.audit()[-1]["final"]["decision"] == "deny"

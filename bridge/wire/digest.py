@@ -1,0 +1,34 @@
+"""SHA-256 hex digests that do not load OpenSSL for the small inputs of a hook call.
+
+`hashlib` loads OpenSSL's libcrypto on import, a few milliseconds of every call; the
+interpreter's built-in SHA-256 hashes a config file or a tool input in microseconds. Past a
+megabyte OpenSSL's faster code repays its loading, so large inputs still go through `hashlib`.
+The digests are the same either way.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+_SMALL = 1 << 20
+
+
+def _builtin() -> Callable[[bytes], Any] | None:
+    try:
+        module = __import__("_sha256" if sys.version_info < (3, 12) else "_sha2")
+    except ImportError:  # an interpreter built without it
+        return None
+    return module.sha256  # type: ignore[no-any-return]
+
+
+_BUILTIN = _builtin()
+
+
+def sha256_hex(data: bytes) -> str:
+    if _BUILTIN is not None and len(data) <= _SMALL:
+        return str(_BUILTIN(data).hexdigest())
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()

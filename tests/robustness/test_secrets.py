@@ -1,0 +1,168 @@
+"""Point 7: obvious secrets in tool input never reach the audit, wherever a sub-hook echoes them:
+a deny or ask reason, a failure's stderr, or an updatedInput diff that is only recorded."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from bridge.audit.redact import MASK, redact_text
+
+from .support import Sandbox, encode, examples, matching, pre_tool_use
+
+ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+
+def chars(alphabet: str, low: int, high: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet, min_size=low, max_size=high)
+
+
+def token(prefix: str, alphabet: str, low: int, high: int | None = None) -> st.SearchStrategy[str]:
+    return chars(alphabet, low, high or low + 8).map(lambda body: prefix + body)
+
+
+tokens = st.one_of(
+    token("ghp_", ALNUM, 36),
+    token("github_pat_", ALNUM + "_", 22, 60),
+    token("AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, 16),
+    token("sk-ant-api03-", ALNUM + "-_", 40, 90),
+    token("sk-proj-", ALNUM, 40),
+    token("sk_live_", ALNUM, 24),
+    token("xoxb-", ALNUM + "-", 20),
+    token("glpat-", ALNUM, 20),
+    token("npm_", ALNUM, 36, 36),
+    token("AIza", ALNUM + "-_", 35, 35),
+    st.tuples(*[chars(ALNUM + "-_", 12, 40)] * 3).map(lambda p: "eyJ" + ".".join(p)),
+)
+values = chars(ALNUM + "!#%^*+~", 8, 24)
+secret_names = st.sampled_from(
+    [
+        "password",
+        "DB_PASSWORD",
+        "PGPASSWORD",
+        "db_pass",
+        "api_key",
+        "API-KEY",
+        "SECRET",
+        "client_secret",
+        "GITHUB_TOKEN",
+        "aws_secret_access_key",
+        "passphrase",
+        "credentials",
+    ]
+)
+
+
+@st.composite
+def secrets_in_context(draw: st.DrawFn) -> tuple[str, str]:
+    """(the secret, a command or file content that holds it) in one of the obvious shapes."""
+    kind = draw(
+        st.sampled_from(
+            ["token", "bearer", "url", "pem", "assign", "quoted", "json", "flag", "curl"]
+        )
+    )
+    if kind == "token":
+        secret = draw(tokens)
+        shape = draw(
+            st.sampled_from(
+                [
+                    "export KEY={}",
+                    "curl -H 'X-Key: {}' https://x",
+                    "{}",
+                    "echo {} | login",
+                    'key = "{}"',
+                ]
+            )
+        )
+        return secret, shape.format(secret)
+    if kind == "pem":
+        secret = draw(chars(ALNUM + "+/", 40, 120))
+        label = draw(st.sampled_from(["RSA ", "EC ", "OPENSSH ", ""]))
+        return secret, (
+            f"-----BEGIN {label}PRIVATE KEY-----\n{secret}\n-----END {label}PRIVATE KEY-----\n"
+        )
+    # Bearer tokens and URL passwords have their own alphabets; the rest may hold punctuation.
+    secret = draw(chars(ALNUM, 8, 24) if kind in ("bearer", "url") else values)
+    name = draw(secret_names)
+    shapes = {
+        "bearer": f"curl -H 'Authorization: Bearer {secret}xyzw' https://api",
+        "url": f"psql postgres://admin:{secret}@db.internal:5432/app",
+        "assign": f"{name}={secret} ./deploy.sh",
+        "quoted": f'{name}="{secret} with spaces" ./run',
+        "json": f'{{"user": "bob", "{name}": "{secret}"}}',
+        "flag": f"mysql --{name.lower().replace('_', '-')} {secret} -h db",
+        "curl": f"curl -u admin:{secret} https://x",
+    }
+    return secret, shapes[kind]
+
+
+@given(found=secrets_in_context(), before=st.text(max_size=20), after=st.text(max_size=20))
+def test_redaction_masks_every_obvious_secret(
+    found: tuple[str, str], before: str, after: str
+) -> None:
+    secret, text = found
+    assume(secret not in before + after)
+    redacted = redact_text(f"{before}\n{text}\n{after}")
+    assert secret not in redacted
+    assert MASK in redacted
+
+
+ECHO_HOOK = """#!{python}
+import json, sys
+event = json.load(sys.stdin)
+text = next(iter(event["tool_input"].values()))
+mode = sys.argv[1]
+if mode == "exit2":
+    sys.stderr.write("refusing: " + text)
+    sys.exit(2)
+if mode == "crash":
+    sys.stderr.write("cannot parse: " + text)
+    sys.exit(1)
+specific = {{"hookEventName": "PreToolUse"}}
+if mode in ("deny", "ask"):
+    specific.update(permissionDecision=mode, permissionDecisionReason="saw: " + text)
+if mode == "rewrite":
+    key = next(iter(event["tool_input"]))
+    specific["updatedInput"] = {{key: text + " --dry-run", "note": "was: " + text}}
+print(json.dumps({{"hookSpecificOutput": specific, "systemMessage": "checked " + text}}))
+"""
+
+
+def strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in [key, *strings(item)]]
+    if isinstance(value, list):
+        return [text for item in value for text in strings(item)]
+    return []
+
+
+@examples(0.25)
+@given(
+    found=secrets_in_context(),
+    mode=st.sampled_from(["deny", "ask", "exit2", "crash", "rewrite"]),
+    tool=st.sampled_from(["Bash", "Write"]),
+)
+def test_the_audit_never_stores_an_obvious_secret(
+    sandbox: Sandbox, found: tuple[str, str], mode: str, tool: str
+) -> None:
+    secret, text = found
+    hook = sandbox.hooks / "echo.py"
+    hook.write_text(ECHO_HOOK.format(python=sys.executable), encoding="utf-8")
+    hook.chmod(0o755)
+    config = sandbox.config(
+        matching([{"type": "command", "command": f"{hook} {mode}"}], matcher="*")
+    )
+    outcome = sandbox.run(config, encode(pre_tool_use(text, tool=tool)))
+    assert "Traceback" not in outcome.stderr
+    if mode != "rewrite":  # the hook did see the secret and said it back to Claude Code
+        assert secret in outcome.reason or secret in outcome.payload.get("systemMessage", "")
+    record = sandbox.audit()[-1]
+    if mode == "rewrite":
+        assert record["rewrites"], record
+    assert not [text for text in strings(record) if secret in text]
+    assert secret not in sandbox.audit_path.read_text(encoding="utf-8")
