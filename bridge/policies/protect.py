@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
-from itertools import accumulate, islice
+from itertools import accumulate, islice, pairwise
 from pathlib import Path
 
 from bridge.pipeline import Execution, Guard
@@ -220,7 +220,7 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
     if command.name == "ccbridge":
         return len(command.argv) < 2 or command.argv[1] not in _AGENT_SUBCOMMANDS
     argv = command.argv
-    if any(a == "-m" and b.split(".")[0] == "bridge" for a, b in zip(argv, argv[1:], strict=False)):
+    if any(a == "-m" and b.split(".")[0] == "bridge" for a, b in pairwise(argv)):
         return True  # python -m bridge ...
     return any(_CCBRIDGE_TEXT.search(text) for text in (*command.words, *_code_tokens(command)))
 

@@ -264,7 +264,7 @@ FORGERIES = {
             "python3",
             "-c",
             f"import sqlite3; db = sqlite3.connect({str(session.state_dir / DB_NAME)!r}); "
-            "db.execute(\"INSERT INTO session_events (session_id, kind, source_kind, at) VALUES "
+            'db.execute("INSERT INTO session_events (session_id, kind, source_kind, at) VALUES '
             f"('{session.session_id}', 'turn_start', 'human', '2026-01-01T00:00:00.000Z')\"); "
             "db.commit()",
         ]

@@ -26,7 +26,7 @@ def judge(state: Path, command: str, cwd: str = "/work") -> str | None:
 @pytest.mark.parametrize(
     "command",
     [
-        "printf '{\"hook_event_name\":\"UserPromptSubmit\"}' | ccbridge run",
+        'printf \'{"hook_event_name":"UserPromptSubmit"}\' | ccbridge run',
         "/usr/local/bin/ccbridge run --config x.yaml < event.json",
         "ccbridge explain < event.json",
         "ccbridge install --user",
