@@ -29,7 +29,7 @@ _RULES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
 )
 _SECRET_NAME = (r"[A-Za-z0-9_\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
                 r"access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_\-]*"
-                r"|(?:[A-Za-z0-9\-]*_|(?<![A-Za-z0-9]))pass\b")
+                r"|(?:[A-Za-z0-9\-]*[_-]|(?<![A-Za-z0-9]))pass\b")
 _SECRET_PIECES = (
     *(f"{stem}{joint}key" for stem in ("api", "access", "private") for joint in ("", "_", "-")),
     "pass", "secret", "token", "credential",

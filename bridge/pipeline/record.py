@@ -105,15 +105,25 @@ def _methods(
 ) -> dict[str, Any]:
     names = tuple(name for name, _annotation, _spec in fields)
     specs = tuple(spec for _name, _annotation, spec in fields)
-    known = frozenset(names)
-    set_field = object.__setattr__
+    count, known = len(names), frozenset(names)
+    # As dataclasses: a frozen record's fields are set past its __setattr__, a mutable one's not.
+    set_field: Callable[[Any, str, Any], None] = object.__setattr__ if frozen else setattr
     post_init = getattr(cls, "__post_init__", None) is not None
     owner: Any = cls
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) > len(names):
+        if len(args) == count and not kwargs:  # the common call: every field by position
+            for name, value in zip(names, args, strict=True):
+                set_field(self, name, value)
+        else:
+            _bind(self, args, kwargs)
+        if post_init:
+            self.__post_init__()
+
+    def _bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if len(args) > count:
             raise TypeError(
-                f"{type(self).__name__}.__init__() takes {len(names) + 1} positional "
+                f"{type(self).__name__}.__init__() takes {count + 1} positional "
                 f"arguments but {len(args) + 1} were given"
             )
         for key in kwargs:
@@ -141,8 +151,6 @@ def _methods(
                     f"positional argument: {name!r}"
                 )
             set_field(self, name, value)
-        if post_init:
-            self.__post_init__()
 
     def values(self: Any) -> tuple[Any, ...]:
         return tuple([getattr(self, name) for name in names])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bridge.pipeline.record import record
@@ -59,16 +59,21 @@ def _text(value: Any) -> str:
 
 
 def deeper_than(value: Any, limit: int) -> bool:
-    """Whether JSON data nests arrays/objects deeper than `limit` levels (walked, not recursed)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            item = list(item.values())
-        if isinstance(item, list):
-            if depth > limit:
-                return True
-            stack.extend((child, depth + 1) for child in item)
+    """Whether JSON data nests arrays/objects more than `limit` levels. Walked depth-first with
+    one iterator per open level, so it needs memory for `limit` levels, not for every item."""
+    if type(value) is not dict and type(value) is not list:
+        return False
+    levels: list[Iterator[Any]] = [iter(value.values() if type(value) is dict else value)]
+    while levels:
+        for child in levels[-1]:
+            kind = type(child)
+            if kind is dict or kind is list:
+                if len(levels) >= limit:
+                    return True
+                levels.append(iter(child.values() if kind is dict else child))
+                break
+        else:
+            levels.pop()
     return False
 
 
@@ -91,7 +96,8 @@ def parse_event(data: bytes) -> HookEvent:
         ) from None
     if not isinstance(raw, dict):
         raise EventError(f"hook event must be a JSON object, got {type(raw).__name__}")
-    if deeper_than(raw, MAX_DEPTH):
+    # Fewer brackets than the cap (the usual event) cannot nest past it: skip the walk.
+    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and deeper_than(raw, MAX_DEPTH):
         raise EventError(f"hook event is nested deeper than the {MAX_DEPTH}-level cap")
     name = raw.get("hook_event_name")
     if not isinstance(name, str) or not name:

@@ -4,8 +4,9 @@ Importing orjson costs a hook call more than the rest of ccbridge together: it i
 `dataclasses`, `inspect`, `uuid`, `datetime` and `json` to recognise those types. So the
 common case goes through the standard library's parser and encoder, limited to the inputs
 where both give byte-for-byte the same result, and anything else (an error to report, a float
-to print with an exponent, a lone surrogate, NaN, an integer past 64 bits, deep nesting) is
-handed to orjson itself, imported only then. Every value and every error message is orjson's.
+to print with an exponent, a lone surrogate, NaN, an integer past 64 bits, deep nesting, or
+a document past a megabyte, where orjson's speed repays its import) is handed to orjson
+itself, imported only then. Every value and every error message is orjson's.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from typing import Any
 DecodeError = json.JSONDecodeError  # orjson.JSONDecodeError is a subclass: catch this one
 _INT_RANGE = range(-(1 << 63), 1 << 64)  # what orjson reads as an int; larger become floats
 _PLAIN = (str, int, bool, type(None))
+# Past a megabyte orjson's speed (about 4x) repays importing it.
+_LARGE = 1 << 20
 # Containers nested deeper than this go to orjson, which refuses to write past 254 levels and to
 # read past 1024 (the standard library's limit is the interpreter's recursion limit).
 _DEPTH = 200
@@ -52,12 +55,11 @@ def _refuse(text: str) -> Any:  # NaN, Infinity, -Infinity: not JSON, orjson ref
 
 def _surrogate_escape(text: str) -> bool:
     r"""Whether a \uD800-\uDFFF escape may be present (false alarms only cost speed)."""
-    at = text.find("\\u")
-    while at != -1:
-        if text[at + 2 : at + 3] in ("d", "D") and text[at + 3 : at + 4] in "89abcdefABCDEF":
-            return True
-        at = text.find("\\u", at + 2)
-    return False
+    if "\\u" not in text:
+        return False
+    import re  # already loaded in practice: the console script imports it
+
+    return re.search(r"\\u[dD][89a-fA-F]", text) is not None
 
 
 def _deeper_than(value: Any, limit: int) -> bool:
@@ -76,6 +78,8 @@ def _deeper_than(value: Any, limit: int) -> bool:
 
 def loads(data: bytes) -> Any:
     """orjson.loads(data), raising orjson.JSONDecodeError (a ValueError) as it would."""
+    if len(data) > _LARGE:
+        return _orjson().loads(data)
     try:
         text = data.decode("utf-8")  # strict: refuses encoded surrogates, as orjson does
         if not _surrogate_escape(text):
@@ -88,13 +92,19 @@ def loads(data: bytes) -> Any:
 
 
 def _plain(value: Any) -> bool:
-    """Whether the standard library writes this exactly as orjson does: str keys, floats
-    without an exponent, and well within orjson's nesting limit (255 levels)."""
+    """Whether the standard library writes this exactly as orjson does (str keys, floats
+    without an exponent, well within orjson's nesting limit of 255 levels), and fast enough
+    (under a megabyte of text)."""
     stack = [(value, 0)]
+    size = 0
     while stack:
         item, depth = stack.pop()
         kind = type(item)
-        if kind is dict or kind is list or kind is tuple:
+        if kind is str:
+            size += len(item)
+            if size > _LARGE:
+                return False
+        elif kind is dict or kind is list or kind is tuple:
             if depth >= _DEPTH:
                 return False
             if kind is dict:

@@ -26,8 +26,8 @@ def judged(
         where="test",
         order=order,
         command=name,
-        on_failure=on_failure,
-    )  # type: ignore[arg-type]
+        on_failure=on_failure,  # type: ignore[arg-type]
+    )
     return Judged(hook, Verdict(kind, reason=reason, **extra))  # type: ignore[arg-type]
 
 

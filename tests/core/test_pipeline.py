@@ -207,7 +207,7 @@ def test_input_is_frozen() -> None:
     with pytest.raises(TypeError):
         CALL.input["text"] = "changed"  # type: ignore[index]
     with pytest.raises(TypeError):
-        CALL.input["nested"]["list"] = []  # type: ignore[index]
+        CALL.input["nested"]["list"] = []
     assert thaw(CALL.input) == {"text": "hi", "nested": {"list": [1, 2]}}
 
 

@@ -7,7 +7,7 @@ import subprocess
 import sysconfig
 from pathlib import Path
 
-from bridge.pipeline import Execution
+from bridge.pipeline import Execution, Guard
 from bridge.policies.loader import load_policy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,8 +18,11 @@ def test_ten_line_guard_example(tmp_path: Path) -> None:
     (code,) = re.findall(r"```python\n(.*?)```", README, re.DOTALL)
     assert len([line for line in code.splitlines() if line.strip()]) <= 14
     (tmp_path / "guard.py").write_text(code)
-    guard = load_policy(f"{tmp_path / 'guard.py'}:guard")
-    bash = lambda command: Execution.create("Bash", {"command": command})  # noqa: E731
+    guard: Guard = load_policy(f"{tmp_path / 'guard.py'}:guard")
+
+    def bash(command: str) -> Execution:
+        return Execution.create("Bash", {"command": command})
+
     assert guard(bash("cd repo && git push --force origin main")) == (
         "force-pushing is not allowed here")
     assert guard(bash("git push origin main")) is None

@@ -8,6 +8,8 @@ Caps: stdin size (MAX_EVENT_BYTES), JSON nesting (MAX_DEPTH), sub-hook output pe
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +139,34 @@ def test_a_timeout_over_the_config_cap_is_a_config_error_deny(sandbox: Sandbox) 
     outcome = sandbox.run(sandbox.config(matching([handler])), encode(pre_tool_use()))
     denied(outcome, "ccbridge config error")
     assert f"{MAX_HOOK_TIMEOUT:g}" in outcome.reason
+
+
+MEASURE = """
+import resource, subprocess, sys
+done = subprocess.run(sys.argv[1:], stdin=sys.stdin, stdout=subprocess.DEVNULL)
+print(done.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+MEMORY_BOUND_KB = 2 * 1024 * 1024
+
+
+def test_the_worst_event_under_the_cap_is_judged_in_bounded_memory(sandbox: Sandbox) -> None:
+    """The most Python objects 16 MiB of JSON can make (some 5.6 million empty objects) is
+    judged, not refused or crashed on, with a bounded peak (about 1.1 GB when measured)."""
+    event = pre_tool_use()
+    event["tool_input"] = {**event.pop("tool_input"), "x": []}  # last, so it can be filled
+    head, tail = encode(event).removesuffix(b"]}}"), b"{}]}}"
+    data = head + b"{}," * ((MAX_EVENT_BYTES - len(head) - len(tail)) // 3) + tail
+    source = sandbox.root / "worst.json"
+    source.write_bytes(data)
+    with source.open("rb") as stdin:
+        done = subprocess.run(
+            [sys.executable, "-c", MEASURE, *sandbox.command(passing_config(sandbox))],
+            stdin=stdin,
+            capture_output=True,
+            env=sandbox.env,
+            timeout=600,
+            check=True,
+        )
+    exit_code, peak_kb = (int(word) for word in done.stdout.split())
+    assert exit_code == 0  # the hooks pass it: judged like any other event
+    assert peak_kb < MEMORY_BOUND_KB

@@ -38,6 +38,7 @@ BEHAVIOUR: dict[str, tuple[str, str]] = {
     "plain_text": ("echo 'looks fine to me'", "none"),
     "binary": ("printf '\\377\\376\\000\\001'", "none"),
     "exits_early_child_holds_pipe": ("sleep 30 &\nexit 0", "none"),
+    "denies_then_exits_child_holds_pipe": (_answer("deny") + "\nsleep 30 &\nexit 0", "deny"),
     "crash": ("kill -SEGV $$", "failure"),
     "exit1": ("echo oops >&2\nexit 1", "failure"),
     "garbage": ("printf '{garbage'", "failure"),
