@@ -29,29 +29,10 @@ _OUTCOME_COLOURS = {
 
 
 def _subhook(record: SubhookRecord) -> dict[str, Any]:
+    """The audit's view of a sub-hook, with every key present and the matcher shown."""
+    blank = dict.fromkeys(("duration_ms", "exit_code", "error", "raw", "reason", "action"))
     hook = record.hook
-    item: dict[str, Any] = {
-        "name": hook.name,
-        "where": hook.where,
-        "matcher": hook.matcher,
-        "if": hook.if_rule,
-        "matched": record.matched,
-        "duration_ms": None,
-        "exit_code": None,
-        "error": None,
-        "raw": None,
-        "reason": None,
-        "action": None,
-    }
-    if record.run is not None:
-        item.update(
-            duration_ms=round(record.run.duration_ms, 1),
-            exit_code=record.run.exit_code,
-            error=record.run.error,
-        )
-    if record.matched:
-        item.update(raw=record.raw, reason=record.reason, action=record.action)
-    return item
+    return {**blank, "matcher": hook.matcher, "if": hook.if_rule, **record.to_json()}
 
 
 def answer_json(answer: Answer) -> dict[str, Any]:

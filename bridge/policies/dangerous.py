@@ -17,9 +17,8 @@ from bridge.policies.shell import (
     Pipeline,
     Script,
     SimpleCommand,
-    Unparseable,
+    bash_script,
     expand_home,
-    parse,
     program,
     skip_options,
 )
@@ -48,13 +47,8 @@ def dangerous_shell(execution: Execution) -> str | None:
     """Deny a Bash call that is destructive beyond repair, or that cannot be parsed safely."""
     if execution.tool_name != "Bash":
         return None
-    command = execution.input.get("command")
-    if not isinstance(command, str):
-        return "cannot parse command safely: the Bash call has no command string"
-    script = parse(command)
-    if isinstance(script, Unparseable):
-        return f"cannot parse command safely: {script.reason}"
-    return objection(script, execution.cwd)
+    script = bash_script(execution.input)
+    return script if isinstance(script, str) else objection(script, execution.cwd)
 
 
 def objection(script: Script, cwd: str = "") -> str | None:

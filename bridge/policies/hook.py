@@ -10,8 +10,9 @@ from bridge.wire.answer import deny
 from bridge.wire.event import EventError, read_event
 
 
-def run_guard_as_hook(guard: Guard, name: str, stdin: BinaryIO | None = None,
-                      stdout: BinaryIO | None = None) -> int:
+def run_guard_as_hook(
+    guard: Guard, name: str, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None
+) -> int:
     """Read one event, print a deny on objection (nothing otherwise), exit 0.
 
     Bad stdin and the guard's own failures deny: a safety hook that cannot judge says no.

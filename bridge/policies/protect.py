@@ -23,10 +23,9 @@ from bridge.pipeline import Execution, Guard
 from bridge.policies.shell import (
     SHELLS,
     SimpleCommand,
-    Unparseable,
+    bash_script,
     expand_home,
     interpreter,
-    parse,
     program,
 )
 
@@ -195,9 +194,9 @@ def self_protection_guard(
 
 
 def _sealed(protection: _Protection, execution: Execution) -> str | None:
-    script = parse(str(execution.input.get("command", "")))
-    if isinstance(script, Unparseable):  # the write check has denied it already
-        return f"cannot parse command safely: {script.reason}"
+    script = bash_script(execution.input)
+    if isinstance(script, str):  # the write check has denied it already
+        return script
     moves = any(c.name in ("cd", "pushd", "popd") for c in script.commands())
     for command in script.commands():
         if _runs_ccbridge(command):
@@ -237,12 +236,9 @@ def _path_tool(protection: _Protection, execution: Execution) -> str | None:
 
 
 def _bash(protection: _Protection, execution: Execution) -> str | None:
-    command = execution.input.get("command")
-    if not isinstance(command, str):
-        return "cannot parse command safely: the Bash call has no command string"
-    script = parse(command)
-    if isinstance(script, Unparseable):
-        return f"cannot parse command safely: {script.reason}"
+    script = bash_script(execution.input)
+    if isinstance(script, str):
+        return script
     moves = any(c.name in ("cd", "pushd", "popd") for c in script.commands())
     unknown = ""
     for command_ in script.commands():

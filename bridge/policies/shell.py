@@ -12,7 +12,7 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
@@ -112,6 +112,17 @@ def expand_home(word: str) -> str:
         if word == alias or word.startswith(alias + "/"):
             return os.path.expanduser("~") + word[len(alias) :]
     return word
+
+
+def bash_script(tool_input: Mapping[str, object]) -> Script | str:
+    """The parsed command of a Bash call, or the reason a guard should deny it."""
+    command = tool_input.get("command")
+    if not isinstance(command, str):
+        return "cannot parse command safely: the Bash call has no command string"
+    script = parse(command)
+    if isinstance(script, Unparseable):
+        return f"cannot parse command safely: {script.reason}"
+    return script
 
 
 def parse(command: str) -> Script | Unparseable:
