@@ -4,6 +4,7 @@ or PyYAML when the compiled config is cached; every other command goes through t
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 import time
@@ -71,11 +72,29 @@ def run(
         error = f"{type(problem).__name__}: {problem}"
         result = failure_answer(event_name, f"ccbridge internal error: {error}")
     _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr)
-    stdout.write(result.stdout)
-    stdout.flush()
-    if result.stderr:
-        stderr.write(result.stderr + "\n")
+    emit(result, stdout, stderr)
     return result.exit_code
+
+
+def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
+    """Print the answer. A reader that went away must not turn the exit code into 1: the code
+    alone still blocks (2) or lets CC's own flow decide (0)."""
+    with contextlib.suppress(OSError, ValueError):
+        stdout.write(result.stdout)
+        stdout.flush()
+    if result.stderr:
+        with contextlib.suppress(OSError, ValueError):
+            stderr.write(result.stderr + "\n")
+            stderr.flush()
+
+
+def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
+    """Standard streams, even when the caller closed them (Python then sets them to None): a
+    closed stdin reads as empty, which denies; closed outputs write nowhere."""
+    stdin = sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
+    stdout = sys.stdout.buffer if sys.stdout is not None else io.BytesIO()
+    stderr = sys.stderr if sys.stderr is not None else io.StringIO()
+    return stdin, stdout, stderr
 
 
 def _judge(event: Any, config: str | None, env: Mapping[str, str]) -> Any:
@@ -143,14 +162,14 @@ def exit_at_once(code: int) -> NoReturn:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["run"] and not {"--help", "-h"} & set(args):
+        stdin, stdout, stderr = _streams()
         try:
             config = parse_run_args(args[1:])
         except UsageError as problem:
             denial = answer.deny(f"ccbridge: {problem}")
-            sys.stdout.buffer.write(denial.stdout)
-            sys.stderr.write(denial.stderr + "\n")
+            emit(denial, stdout, stderr)
             return denial.exit_code
-        code = run(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ)
+        code = run(config, stdin, stdout, stderr, os.environ)
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)
         return code
