@@ -154,8 +154,9 @@ def exit_at_once(code: int) -> NoReturn:
     that site and ccbridge imported costs some 6 ms of every hook call, and nothing is left to
     do: the answer is written, the audit line went out with os.write, sub-hooks are reaped."""
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(OSError, ValueError):  # a closed pipe: nobody is left to read
-            stream.flush()
+        if stream is not None:  # None: the caller closed it
+            with contextlib.suppress(OSError, ValueError):  # a closed pipe: nobody reads
+                stream.flush()
     os._exit(code)
 
 

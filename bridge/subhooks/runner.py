@@ -69,6 +69,8 @@ def _kill_group(live: _Live) -> None:
 def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
            now: float) -> _Live | HookRun:
     argv = argv_of(hook, env)
+    if cwd and not os.path.isdir(cwd):  # else Popen blames the program, not the directory
+        return HookRun(exit_code=None, error=f"could not start: no directory {cwd!r} to run in")
     try:
         process = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -11,6 +11,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -101,9 +102,9 @@ def survivors(marker: str) -> list[int]:
     return found
 
 
-def assert_none_left(marker: str) -> None:
+def assert_none_left(marker: str, tries: int = 100) -> None:
     # A SIGKILLed process can take a moment to leave /proc; a survivor stays for good.
-    for _ in range(100):
+    for _ in range(tries):
         left = survivors(marker)
         if not left:
             return
@@ -166,7 +167,13 @@ def test_the_process_check_sees_a_survivor(sandbox: Sandbox) -> None:
         os.P_NOWAIT, "/bin/sleep", ["sleep", "30"], {**sandbox.env, MARKER_VAR: marker}
     )
     try:
+        for _ in range(100):  # until the child has exec'd with its own environment
+            if survivors(marker):
+                break
+            time.sleep(0.05)
         assert survivors(marker) == [pid]
+        with pytest.raises(AssertionError, match=f"processes left behind: \\[{pid}\\]"):
+            assert_none_left(marker, tries=2)
     finally:
         os.kill(pid, 9)
         os.waitpid(pid, 0)
