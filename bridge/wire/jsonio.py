@@ -100,6 +100,9 @@ def _plain(value: Any) -> bool:
     while stack:
         item, depth = stack.pop()
         kind = type(item)
+        size += 16  # every value counts, so a flood of tiny ones goes to orjson's C walk too
+        if size > _LARGE:
+            return False
         if kind is str:
             size += len(item)
             if size > _LARGE:
