@@ -14,12 +14,12 @@ import os
 import posixpath
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from itertools import accumulate, islice, pairwise
 from pathlib import Path
 
 from bridge.pipeline import Execution, Guard
+from bridge.pipeline.record import record
 from bridge.policies.shell import (
     SHELLS,
     SimpleCommand,
@@ -52,7 +52,7 @@ _CODE_TOKEN_SEPARATORS = re.compile(r"[\s'\"`()\[\]{},;:<>|&+]+")
 _MAX_GLOB_MATCHES = 1000
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Entry:
     spec: str  # as configured
     parts: tuple[str, ...]  # components of the pattern, `~` expanded

@@ -13,9 +13,10 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Literal
+
+from bridge.pipeline.record import record
 
 MAX_DEPTH = 32
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -50,7 +51,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Redirect:
     op: str  # ">", ">>", ">|", "&>", "&>>", "<>", "<", "<<", "<<-", "<<<", ">&", "<&"
     target: str  # a file, a descriptor (`2>&1`), or a here-document's delimiter
@@ -65,7 +66,7 @@ class Redirect:
         return self.op in WRITE_OPS
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SimpleCommand:
     argv: tuple[str, ...]  # after leading assignments and wrappers such as sudo, env, timeout N
     redirects: tuple[Redirect, ...] = ()
@@ -77,12 +78,12 @@ class SimpleCommand:
         return posixpath.basename(self.argv[0]) if self.argv else ""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Pipeline:
     commands: tuple[SimpleCommand, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Script:
     pipelines: tuple[Pipeline, ...]
     functions: tuple[str, ...] = ()  # names defined with `f() {...}` or `function f {...}`
@@ -101,7 +102,7 @@ class Script:
                 yield from pipeline.commands
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unparseable:
     reason: str
 
@@ -139,7 +140,7 @@ class _CannotParse(Exception):
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Word:
     text: str
     raw: str
@@ -147,12 +148,12 @@ class _Word:
     quoted: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Op:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class _Redir:
     op: str
     fd: str
@@ -537,7 +538,7 @@ _INTERPRETER_OPTIONS_WITH_VALUE = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Program:
     """Where an interpreter takes its program from."""
 
