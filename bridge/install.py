@@ -50,8 +50,9 @@ def target(scope: Scope, home: Path, project: Path) -> Target:
     if scope == "project":
         return Target(project / ".claude" / "settings.json", project / ".claude" / "ccbridge.yaml")
     # Personal hooks from settings.local.json go to the personal layer, not the shared file.
-    return Target(project / ".claude" / "settings.local.json",
-                  project / ".claude" / "ccbridge.local.yaml")
+    return Target(
+        project / ".claude" / "settings.local.json", project / ".claude" / "ccbridge.local.yaml"
+    )
 
 
 def ccbridge_executable(argv0: str) -> str:

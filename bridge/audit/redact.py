@@ -11,8 +11,11 @@ from typing import Any
 # looked for in the lower-cased text when it is ASCII; `re` folds some other letters to ASCII ones
 # (dotless i to i, long s to s), so a non-ASCII text is always matched against such a pattern.
 _RULES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
-    (r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.DOTALL,
-     ("-----BEGIN ",)),
+    (
+        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
+        re.DOTALL,
+        ("-----BEGIN ",),
+    ),
     (r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}", 0, ("sk-", "pk-", "rk-")),  # OpenAI/Anthropic/Stripe
     (r"\bgh[pousr]_[A-Za-z0-9]{20,}", 0, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),  # GitHub
     (r"\bgithub_pat_[A-Za-z0-9_]{20,}", 0, ("github_pat_",)),
@@ -24,15 +27,23 @@ _RULES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     (r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", 0, ("AKIA", "ASIA")),  # AWS access key ids
     (r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, ("eyJ",)),  # JWTs
     (r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{12,}", 0, ("bearer", "basic")),
-    (r"(?i)\b(?:https?|ftp|postgres(?:ql)?|mysql|redis|mongodb)://[^\s:/@]+:[^\s@/]+@", 0,
-     ("://",)),
+    (
+        r"(?i)\b(?:https?|ftp|postgres(?:ql)?|mysql|redis|mongodb)://[^\s:/@]+:[^\s@/]+@",
+        0,
+        ("://",),
+    ),
 )
-_SECRET_NAME = (r"[A-Za-z0-9_\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
-                r"access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_\-]*"
-                r"|(?:[A-Za-z0-9\-]*[_-]|(?<![A-Za-z0-9]))pass\b")
+_SECRET_NAME = (
+    r"[A-Za-z0-9_\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
+    r"access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_\-]*"
+    r"|(?:[A-Za-z0-9\-]*[_-]|(?<![A-Za-z0-9]))pass\b"
+)
 _SECRET_PIECES = (
     *(f"{stem}{joint}key" for stem in ("api", "access", "private") for joint in ("", "_", "-")),
-    "pass", "secret", "token", "credential",
+    "pass",
+    "secret",
+    "token",
+    "credential",
 )
 _VALUE = r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"',;&|]{4,}))"
 # A named secret: the name is kept, the value masked (its quotes kept). key=value, key: value,

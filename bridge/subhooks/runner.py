@@ -66,15 +66,22 @@ def _kill_group(live: _Live) -> None:
         os.killpg(live.process.pid, signal.SIGKILL)
 
 
-def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
-           now: float) -> _Live | HookRun:
+def _start(
+    hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None, now: float
+) -> _Live | HookRun:
     argv = argv_of(hook, env)
     if cwd and not os.path.isdir(cwd):  # else Popen blames the program, not the directory
         return HookRun(exit_code=None, error=f"could not start: no directory {cwd!r} to run in")
     try:
         process = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=cwd or None, env=dict(env), start_new_session=True, close_fds=True,
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=cwd or None,
+            env=dict(env),
+            start_new_session=True,
+            close_fds=True,
         )
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in argv, env or cwd
         why = getattr(error, "strerror", None) or str(error)
@@ -82,8 +89,14 @@ def _start(hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None,
     assert process.stdin and process.stdout and process.stderr
     for stream in (process.stdin, process.stdout, process.stderr):
         os.set_blocking(stream.fileno(), False)
-    return _Live(hook=hook, process=process, started=now, deadline=now + hook.timeout,
-                 pidfd=os.pidfd_open(process.pid), stdin=data)
+    return _Live(
+        hook=hook,
+        process=process,
+        started=now,
+        deadline=now + hook.timeout,
+        pidfd=os.pidfd_open(process.pid),
+        stdin=data,
+    )
 
 
 class Terminated(Exception):
@@ -109,7 +122,10 @@ def _terminate_unwinds() -> Iterator[None]:
 
 
 def run_hooks(
-    hooks: Sequence[HookSpec], data: bytes, env: Mapping[str, str], cwd: str | None,
+    hooks: Sequence[HookSpec],
+    data: bytes,
+    env: Mapping[str, str],
+    cwd: str | None,
     output_cap: int = OUTPUT_CAP,
 ) -> list[HookRun]:
     """Run every hook at once on the same stdin; one HookRun per hook, in the order given."""
@@ -137,8 +153,7 @@ def run_hooks(
         finally:
             for index, item in live.items():
                 runs[index] = _finish(item)
-    return [run if run is not None else HookRun(exit_code=None, error="never ran")
-            for run in runs]
+    return [run if run is not None else HookRun(exit_code=None, error="never ran") for run in runs]
 
 
 def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap: int) -> None:
@@ -167,8 +182,9 @@ def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap:
                 _service(selector, live[index], what, key.fileobj, output_cap)  # type: ignore[arg-type]
 
 
-def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: IO[bytes],
-             output_cap: int) -> None:
+def _service(
+    selector: selectors.BaseSelector, item: _Live, what: str, stream: IO[bytes], output_cap: int
+) -> None:
     process = item.process
     if what == "exit":
         selector.unregister(item.pidfd)
@@ -177,7 +193,7 @@ def _service(selector: selectors.BaseSelector, item: _Live, what: str, stream: I
     if what == "in":
         assert process.stdin
         try:
-            item.written += os.write(process.stdin.fileno(), item.stdin[item.written:][:_CHUNK])
+            item.written += os.write(process.stdin.fileno(), item.stdin[item.written :][:_CHUNK])
         except (BrokenPipeError, OSError):  # the hook does not read its stdin: that is its right
             item.written = len(item.stdin)
         if item.written >= len(item.stdin):
@@ -222,7 +238,13 @@ def _finish(item: _Live) -> HookRun:
     os.close(item.pidfd)
     duration = ((item.ended or time.monotonic()) - item.started) * 1000
     if item.error is not None:
-        return HookRun(exit_code=None, stdout=bytes(item.out), stderr=bytes(item.err),
-                       duration_ms=duration, error=item.error)
-    return HookRun(exit_code=exit_code, stdout=bytes(item.out), stderr=bytes(item.err),
-                   duration_ms=duration)
+        return HookRun(
+            exit_code=None,
+            stdout=bytes(item.out),
+            stderr=bytes(item.err),
+            duration_ms=duration,
+            error=item.error,
+        )
+    return HookRun(
+        exit_code=exit_code, stdout=bytes(item.out), stderr=bytes(item.err), duration_ms=duration
+    )

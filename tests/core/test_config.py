@@ -41,15 +41,23 @@ def test_valid_config_compiles_with_where(tmp_path: Path) -> None:
     ("text", "fragment"),
     [
         ("hooks: []\n", ":1: hooks: Input should be a valid dictionary"),
-        ("defaults:\n  approval: maybe\n",
-         ":2: defaults.approval: Input should be 'prompt' or 'none'"),
-        ("defaults:\n  timeout: 99\n",
-         ":2: defaults.timeout: Input should be less than or equal to 50"),
+        (
+            "defaults:\n  approval: maybe\n",
+            ":2: defaults.approval: Input should be 'prompt' or 'none'",
+        ),
+        (
+            "defaults:\n  timeout: 99\n",
+            ":2: defaults.timeout: Input should be less than or equal to 50",
+        ),
         ("policies:\n  guards: [nocolon]\n", ":2: policies.guards: 'nocolon' must look like"),
-        ("hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n",
-         ":4: hooks.PreToolUse[0].hooks[0]: a command hook needs"),
-        ("hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: x, async: on}\n",
-         "async hooks cannot gate"),
+        (
+            "hooks:\n  PreToolUse:\n    - hooks:\n        - type: command\n",
+            ":4: hooks.PreToolUse[0].hooks[0]: a command hook needs",
+        ),
+        (
+            "hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: x, async: 1}\n",
+            "async hooks cannot gate",
+        ),
         ("- just a list\n", "expected a mapping at the top"),
         ("version: 2\n", ":1: version: Input should be 1"),
     ],
@@ -63,9 +71,18 @@ def test_errors_name_file_line_and_problem(tmp_path: Path, text: str, fragment: 
 
 
 def test_settings_json_uses_only_hooks_key(tmp_path: Path) -> None:
-    settings = {"permissions": {"allow": ["Bash(ls)"]}, "model": "x",
-                "hooks": {"PostToolUse": [{"matcher": "Write", "hooks": [
-                    {"type": "command", "command": "fmt.sh", "statusMessage": "fmt"}]}]}}
+    settings = {
+        "permissions": {"allow": ["Bash(ls)"]},
+        "model": "x",
+        "hooks": {
+            "PostToolUse": [
+                {
+                    "matcher": "Write",
+                    "hooks": [{"type": "command", "command": "fmt.sh", "statusMessage": "fmt"}],
+                }
+            ]
+        },
+    }
     path = tmp_path / "settings.json"
     path.write_bytes(orjson.dumps(settings))
     config = load([path], None)
@@ -80,17 +97,23 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
 
 def test_layers_add_hooks_and_override_defaults(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
-    write(home / ".claude/ccbridge.yaml",
-          HOOK.format(command="user.sh") + "defaults:\n  timeout: 5\n  approval: none\n")
-    write(project / ".claude/ccbridge.yaml",
-          HOOK.format(command="project.sh") + "defaults:\n  timeout: 7\n")
+    write(
+        home / ".claude/ccbridge.yaml",
+        HOOK.format(command="user.sh") + "defaults:\n  timeout: 5\n  approval: none\n",
+    )
+    write(
+        project / ".claude/ccbridge.yaml",
+        HOOK.format(command="project.sh") + "defaults:\n  timeout: 7\n",
+    )
     write(project / ".claude/ccbridge.local.yaml", "self_protection: false\n")
     paths, how = find_config(None, {"HOME": str(home)}, project)
     assert how == "layers" and len(paths) == 3
     config = load(paths, None)
     assert config.error is None
     assert [(s.command, s.timeout) for s in config.hooks["PreToolUse"]] == [
-        ("user.sh", 7.0), ("project.sh", 7.0)]  # merged defaults apply to all
+        ("user.sh", 7.0),
+        ("project.sh", 7.0),
+    ]  # merged defaults apply to all
     assert [s.order for s in config.hooks["PreToolUse"]] == [0, 1]
     assert config.approval == "none"  # set by the user layer, not overridden
     assert not config.self_protection

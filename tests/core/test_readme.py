@@ -24,7 +24,8 @@ def test_ten_line_guard_example(tmp_path: Path) -> None:
         return Execution.create("Bash", {"command": command})
 
     assert guard(bash("cd repo && git push --force origin main")) == (
-        "force-pushing is not allowed here")
+        "force-pushing is not allowed here"
+    )
     assert guard(bash("git push origin main")) is None
     assert guard(Execution.create("Write", {"file_path": "/x"})) is None
     assert guard(bash("echo 'unterminated")) is not None
@@ -35,10 +36,20 @@ def test_first_readme_command_runs_the_example(tmp_path: Path) -> None:
     run_part = first.split("&&", 1)[1].strip()
     assert run_part.startswith("ccbridge run --config examples/ccbridge.yaml")
     ccbridge = str(Path(sysconfig.get_path("scripts")) / "ccbridge")
-    env = {"HOME": str(tmp_path), "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
-           "PATH": "/usr/bin:/bin", "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
+    env = {
+        "HOME": str(tmp_path),
+        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+        "PATH": "/usr/bin:/bin",
+        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+    }
     with open(ROOT / "examples/pre-tool-use.json", "rb") as event:
-        done = subprocess.run([ccbridge, "run", "--config", "examples/ccbridge.yaml"],
-                              stdin=event, capture_output=True, cwd=ROOT, env=env, check=False)
+        done = subprocess.run(
+            [ccbridge, "run", "--config", "examples/ccbridge.yaml"],
+            stdin=event,
+            capture_output=True,
+            cwd=ROOT,
+            env=env,
+            check=False,
+        )
     assert done.returncode == 2, done.stderr
     assert b'"permissionDecision":"deny"' in done.stdout

@@ -13,16 +13,27 @@ import orjson
 import pytest
 
 CCBRIDGE = str(Path(sysconfig.get_path("scripts")) / "ccbridge")
-PRE = {"session_id": "s1", "cwd": "/tmp", "hook_event_name": "PreToolUse", "tool_name": "Bash",
-       "tool_input": {"command": "echo hi"}, "tool_use_id": "toolu_1"}
+PRE = {
+    "session_id": "s1",
+    "cwd": "/tmp",
+    "hook_event_name": "PreToolUse",
+    "tool_name": "Bash",
+    "tool_input": {"command": "echo hi"},
+    "tool_use_id": "toolu_1",
+}
 
 
 class Bridge:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.state = root / "state"
-        self.env = {**os.environ, "HOME": str(root / "home"), "CCBRIDGE_STATE_DIR": str(self.state),
-                    "CCBRIDGE_CACHE_DIR": str(root / "cache"), "CLAUDE_PROJECT_DIR": str(root)}
+        self.env = {
+            **os.environ,
+            "HOME": str(root / "home"),
+            "CCBRIDGE_STATE_DIR": str(self.state),
+            "CCBRIDGE_CACHE_DIR": str(root / "cache"),
+            "CLAUDE_PROJECT_DIR": str(root),
+        }
         self.env.pop("CCBRIDGE_CONFIG", None)
 
     def config(self, text: str) -> Path:
@@ -30,12 +41,18 @@ class Bridge:
         path.write_text(text)
         return path
 
-    def run(self, event: Any, config: Path | None = None, args: tuple[str, ...] = (),
-            command: tuple[str, ...] = (CCBRIDGE,)) -> tuple[dict[str, Any] | None, int, str]:
+    def run(
+        self,
+        event: Any,
+        config: Path | None = None,
+        args: tuple[str, ...] = (),
+        command: tuple[str, ...] = (CCBRIDGE,),
+    ) -> tuple[dict[str, Any] | None, int, str]:
         data = event if isinstance(event, bytes) else orjson.dumps(event)
         argv = [*command, "run", *args, *(["--config", str(config)] if config else [])]
-        done = subprocess.run(argv, input=data, capture_output=True, env=self.env, timeout=60,
-                              check=False)
+        done = subprocess.run(
+            argv, input=data, capture_output=True, env=self.env, timeout=60, check=False
+        )
         assert "Traceback" not in done.stderr.decode()
         out = orjson.loads(done.stdout) if done.stdout.strip() else None
         return out, done.returncode, done.stderr.decode()
@@ -62,9 +79,11 @@ def reason(out: dict[str, Any] | None) -> str:
 def test_native_guard_by_file_path_and_module(bridge: Bridge) -> None:
     (bridge.root / "policy.py").write_text(
         "def guard(execution):\n"
-        "    return 'no echo' if 'echo' in execution.input.get('command', '') else None\n")
+        "    return 'no echo' if 'echo' in execution.input.get('command', '') else None\n"
+    )
     config = bridge.config(
-        "policies:\n  guards: [policy.py:guard, bridge.policies.dangerous:dangerous_shell]\n")
+        "policies:\n  guards: [policy.py:guard, bridge.policies.dangerous:dangerous_shell]\n"
+    )
     out, code, stderr = bridge.run(PRE, config)
     assert (decision(out), code) == ("deny", 2)
     assert out is not None and out["hookSpecificOutput"]["permissionDecisionReason"] == "no echo"
@@ -92,12 +111,15 @@ def test_native_pre_listener_ask_and_observer_sees_denial(bridge: Bridge) -> Non
         "    return Ask('confirm') if 'ask' in execution.input['command'] else next_()\n"
         "def observe(execution, result):\n"
         f"    with open({str(seen)!r}, 'a') as out:\n"
-        "        out.write(result.content + '|' + str(result.post_result) + '\\n')\n")
+        "        out.write(result.content + '|' + str(result.post_result) + '\\n')\n"
+    )
     config = bridge.config(
         "policies:\n  pre_execute: [policy.py:pre]\n  observers: [policy.py:observe]\n"
-        "  guards: [policy_guard.py:guard]\n")
+        "  guards: [policy_guard.py:guard]\n"
+    )
     (bridge.root / "policy_guard.py").write_text(
-        "def guard(e):\n    return 'forbidden' if 'rm' in e.input['command'] else None\n")
+        "def guard(e):\n    return 'forbidden' if 'rm' in e.input['command'] else None\n"
+    )
     out, code, _ = bridge.run({**PRE, "tool_input": {"command": "please ask"}}, config)
     assert (decision(out), code) == ("ask", 0)
     out, code, _ = bridge.run({**PRE, "tool_input": {"command": "rm x"}}, config)
@@ -109,18 +131,25 @@ def test_native_post_listener_blocks(bridge: Bridge) -> None:
     (bridge.root / "policy.py").write_text(
         "from bridge.policies.api import Block\n"
         "def post(execution, result, next_):\n"
-        "    return Block('leaked a key') if 'KEY' in result.content else next_()\n")
+        "    return Block('leaked a key') if 'KEY' in result.content else next_()\n"
+    )
     config = bridge.config("policies:\n  post_execute: [policy.py:post]\n")
-    event = {**PRE, "hook_event_name": "PostToolUse",
-             "tool_response": {"stdout": "KEY=1", "stderr": ""}}
+    event = {
+        **PRE,
+        "hook_event_name": "PostToolUse",
+        "tool_response": {"stdout": "KEY=1", "stderr": ""},
+    }
     out, code, _ = bridge.run(event, config)
     assert code == 0 and out == {"decision": "block", "reason": "leaked a key"}
 
 
 def test_self_protection_on_by_default_and_off_is_recorded(bridge: Bridge) -> None:
     settings = bridge.root / ".claude" / "settings.json"
-    write = {**PRE, "tool_name": "Write",
-             "tool_input": {"file_path": str(settings), "content": "{}"}}
+    write = {
+        **PRE,
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(settings), "content": "{}"},
+    }
     out, code, _ = bridge.run(write, bridge.config("hooks: {}\n"))
     assert (decision(out), code) == ("deny", 2)
     out, code, _ = bridge.run(write, bridge.config("self_protection: false\n"))
@@ -131,7 +160,8 @@ def test_self_protection_on_by_default_and_off_is_recorded(bridge: Bridge) -> No
 def test_too_many_hooks_is_a_deny_naming_the_cap(bridge: Bridge) -> None:
     hooks = "".join(f"        - {{type: command, command: 'exit 0 # {i}'}}\n" for i in range(3))
     config = bridge.config(
-        "defaults:\n  max_hooks: 2\nhooks:\n  PreToolUse:\n    - hooks:\n" + hooks)
+        "defaults:\n  max_hooks: 2\nhooks:\n  PreToolUse:\n    - hooks:\n" + hooks
+    )
     out, code, _ = bridge.run(PRE, config)
     assert code == 2 and "max_hooks cap of 2" in reason(out)
 
@@ -151,9 +181,10 @@ def test_audit_record(bridge: Bridge) -> None:
     config = bridge.config(
         "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
         "        - type: command\n          name: rewriter\n          command: >-\n"
-        "            echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
-        "\"permissionDecision\":\"allow\","
-        "\"updatedInput\":{\"command\":\"echo token=abcd1234efgh\"}}}'\n")
+        '            echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+        '"permissionDecision":"allow",'
+        '"updatedInput":{"command":"echo token=abcd1234efgh"}}}\'\n'
+    )
     out, code, _ = bridge.run(PRE, config)
     assert (out, code) == (None, 0)
     (record,) = bridge.audit()
@@ -162,8 +193,12 @@ def test_audit_record(bridge: Bridge) -> None:
     assert record["input_digest"].startswith("sha256:")
     assert record["final"] == {"decision": "none", "reason": "", "exit_code": 0}
     assert record["downgrades"] == ["rewriter"]
-    assert record["rewrites"] == [{"hook": "rewriter", "diff": {
-        "command": {"from": "echo hi", "to": "echo token=[REDACTED]"}}}]
+    assert record["rewrites"] == [
+        {
+            "hook": "rewriter",
+            "diff": {"command": {"from": "echo hi", "to": "echo token=[REDACTED]"}},
+        }
+    ]
     (sub,) = record["subhooks"]
     assert sub["name"] == "rewriter" and sub["raw"] == "allow" and sub["exit_code"] == 0
     assert sub["where"].endswith("ccbridge.yaml:5 hooks.PreToolUse[0].hooks[0]")
@@ -174,7 +209,8 @@ def test_audit_record(bridge: Bridge) -> None:
 def test_unwritable_audit_never_changes_the_answer(bridge: Bridge) -> None:
     bridge.state.write_text("a file where the state dir should be")
     config = bridge.config(
-        "hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: 'exit 2'}\n")
+        "hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: 'exit 2'}\n"
+    )
     out, code, stderr = bridge.run(PRE, config)
     assert (decision(out), code) == ("deny", 2)
     assert "could not write the audit record" in stderr

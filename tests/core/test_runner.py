@@ -11,8 +11,15 @@ from bridge.subhooks.spec import HookSpec
 
 
 def hook(command: str, timeout: float = 10.0, **extra: object) -> HookSpec:
-    return HookSpec(event="PreToolUse", name=command, where="test", order=0, command=command,
-                    timeout=timeout, **extra)  # type: ignore[arg-type]
+    return HookSpec(
+        event="PreToolUse",
+        name=command,
+        where="test",
+        order=0,
+        command=command,
+        timeout=timeout,
+        **extra,
+    )  # type: ignore[arg-type]
 
 
 def _running(pid: int) -> bool:
@@ -46,8 +53,9 @@ def test_hooks_run_at_the_same_time(tmp_path: Path) -> None:
 
 def test_stdin_env_and_cwd(tmp_path: Path) -> None:
     env = {**os.environ, "CLAUDE_PROJECT_DIR": "/project/dir"}
-    (run,) = run_hooks([hook('cat; echo "|$CLAUDE_PROJECT_DIR|$(pwd)"')], b"event-json", env,
-                       str(tmp_path))
+    (run,) = run_hooks(
+        [hook('cat; echo "|$CLAUDE_PROJECT_DIR|$(pwd)"')], b"event-json", env, str(tmp_path)
+    )
     assert run.stdout == f"event-json|/project/dir|{tmp_path}\n".encode()
 
 
@@ -88,7 +96,8 @@ def test_output_cap() -> None:
 
 def test_cannot_start_and_missing_command() -> None:
     exec_form, shell_form = run_hooks(
-        [hook("/no/such/prog", args=("a",)), hook("/no/such/prog")], b"", dict(os.environ), None)
+        [hook("/no/such/prog", args=("a",)), hook("/no/such/prog")], b"", dict(os.environ), None
+    )
     assert exec_form.exit_code is None and "could not start" in (exec_form.error or "")
     assert shell_form.exit_code == 127
 
@@ -104,5 +113,8 @@ def test_placeholders_and_argv() -> None:
     assert substitute(text, env) == "/p/a /plug/b $HOME"
     assert argv_of(hook("${CLAUDE_PROJECT_DIR}/x.sh --y"), env) == ["sh", "-c", "/p/x.sh --y"]
     assert argv_of(hook("/bin/prog", args=("${CLAUDE_PROJECT_DIR}", "a b")), env) == [
-        "/bin/prog", "/p", "a b"]
+        "/bin/prog",
+        "/p",
+        "a b",
+    ]
     assert argv_of(hook("echo", shell="bash"), env) == ["bash", "-c", "echo"]
