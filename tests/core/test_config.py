@@ -55,7 +55,8 @@ def test_valid_config_compiles_with_where(tmp_path: Path) -> None:
             ":4: hooks.PreToolUse[0].hooks[0]: a command hook needs",
         ),
         (
-            "hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: x, async: 1}\n",
+            "hooks:\n  PreToolUse:\n    - hooks:\n"
+            "        - {type: command, command: x, async: 1}\n",
             "async hooks cannot gate",
         ),
         ("- just a list\n", "expected a mapping at the top"),
