@@ -166,3 +166,18 @@ def test_unwritable_cache_only_costs_speed(tmp_path: Path) -> None:
     path = write(tmp_path / "c.yaml", HOOK.format(command="x.sh"))
     assert load([path], blocker / "sub").error is None
     assert os.path.isfile(blocker)
+
+
+def test_problems_of_keeps_the_line_of_a_yaml_syntax_error(tmp_path: Path) -> None:
+    from bridge.config.build import problems_of
+
+    path = write(tmp_path / "c.yaml", "hooks:\n  PreToolUse: [\n")
+    (problem,) = problems_of(path, path.read_bytes())
+    assert (problem.file, problem.line) == (str(path), 3)
+    assert problem.message.startswith("not valid YAML")
+
+
+def test_no_sources_compile_to_the_defaults() -> None:
+    from bridge.config.build import compile_sources
+
+    assert compile_sources([], "key") == CompiledConfig(digest="key")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from bridge.subhooks.runner import argv_of, run_hooks, substitute
 from bridge.subhooks.spec import HookSpec
 
 
-def hook(command: str, timeout: float = 10.0, **extra: object) -> HookSpec:
+def hook(command: str, timeout: float = 10.0, **extra: Any) -> HookSpec:
     return HookSpec(
         event="PreToolUse",
         name=command,
@@ -19,7 +20,7 @@ def hook(command: str, timeout: float = 10.0, **extra: object) -> HookSpec:
         command=command,
         timeout=timeout,
         **extra,
-    )  # type: ignore[arg-type]
+    )
 
 
 def _running(pid: int) -> bool:
