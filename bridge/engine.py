@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bridge.config.compiled import CompiledConfig, PolicyRef
 from bridge.paths import project_dir, settings_files, state_dir
@@ -38,6 +38,9 @@ from bridge.subhooks.verdict import HookRun
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 from bridge.wire.event import HookEvent
+
+if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal module
+    from bridge.goal.settings import GoalSettings
 
 Runner = Callable[[Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]]
 SELF_PROTECTED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
@@ -273,7 +276,7 @@ def _commit_goal_change(report: Report, host: Host, decision: PreDecision) -> Pr
     return Deny(reason)
 
 
-def goal_settings(config: CompiledConfig, host: Host) -> Any:
+def goal_settings(config: CompiledConfig, host: Host) -> GoalSettings:
     from bridge.goal.cc import GoalSettings
 
     goals = config.goals

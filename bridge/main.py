@@ -10,10 +10,14 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, NoReturn
+from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from bridge.wire import answer
 from bridge.wire.answer import Answer
+
+if TYPE_CHECKING:  # the engine is imported once stdin holds an event
+    from bridge.engine import Report
+    from bridge.wire.event import HookEvent
 
 RUN_USAGE = "usage: ccbridge run [--config FILE]"
 
@@ -52,7 +56,7 @@ def run(
 ) -> int:
     started = time.monotonic()
     event_name: str | None = None
-    report = None
+    report: Report | None = None
     error: str | None = None
     raw: dict[str, Any] | None = None
     audit_settings: Mapping[str, Any] = {}
@@ -97,7 +101,7 @@ def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
     return stdin, stdout, stderr
 
 
-def _judge(event: Any, config: str | None, env: Mapping[str, str]) -> Any:
+def _judge(event: HookEvent, config: str | None, env: Mapping[str, str]) -> Report:
     from bridge.config.compiled import load
     from bridge.engine import Host, handle
     from bridge.paths import cache_dir, find_config, project_dir
@@ -107,7 +111,7 @@ def _judge(event: Any, config: str | None, env: Mapping[str, str]) -> Any:
 
 
 def _audit(
-    report: Any,
+    report: Report | None,
     event_name: str | None,
     started: float,
     error: str | None,
