@@ -214,3 +214,22 @@ def test_input_is_frozen() -> None:
 def test_listener_returning_garbage_denies() -> None:
     stations = Stations(pre_execute=[Named("bad", lambda e, n: "yes")])  # type: ignore[arg-type,return-value]
     assert isinstance(decide(CALL, stations).decision, Deny)
+
+
+def test_a_wrapper_can_swap_in_a_cancelled_signal() -> None:
+    def polite(execution: Execution, signal: CancelSignal) -> ToolResult:
+        return ToolResult(content="stopped early" if signal.cancelled else "ran")
+
+    def deadline(
+        execution: Execution, signal: CancelSignal, next_: Callable[[CancelSignal], ToolResult]
+    ) -> ToolResult:
+        swapped = CancelSignal()
+        swapped.cancel()
+        return next_(swapped)
+
+    stations = Stations(wrappers=[Named("deadline", deadline)])
+    result = run_tool(Execution.create("polite", {}), stations, {"polite": polite}).result
+    assert result is not None and result.content == "stopped early"
+    assert run_tool(Execution.create("polite", {}), Stations(), {"polite": polite}).result == (
+        ToolResult(content="ran")
+    )
