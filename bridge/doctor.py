@@ -194,8 +194,11 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
             yield Finding("fail", "starts", f"`{command}` {problem}")
 
 
-def config_problems(paths: Sequence[Path]) -> list[Problem]:
-    """Schema problems of every file, then native policies that cannot be loaded."""
+def config_problems(
+    paths: Sequence[Path], env: Mapping[str, str] = os.environ, project: Path | None = None
+) -> list[Problem]:
+    """Schema problems of every file, then native policies that cannot be loaded and sub-hook
+    commands that are missing (some of these are warnings)."""
     problems: list[Problem] = []
     for path in paths:
         try:
@@ -206,10 +209,12 @@ def config_problems(paths: Sequence[Path]) -> list[Problem]:
         problems += problems_of(path, content)
     if problems or not paths:
         return problems
+    from bridge.config.commands import command_problems
     from bridge.config.compiled import load
     from bridge.policies.loader import PolicyLoadError, load_policy
 
-    for refs in load(list(paths), None).policies.values():
+    compiled = load(list(paths), None)
+    for refs in compiled.policies.values():
         for ref in refs:
             try:
                 load_policy(ref.ref)
@@ -217,10 +222,12 @@ def config_problems(paths: Sequence[Path]) -> list[Problem]:
                 file, _, line = ref.where.rpartition(":")
                 where = (file, int(line)) if line.isdigit() else (ref.where, None)
                 problems.append(Problem(where[0], where[1], "policies", str(error)))
-    return problems
+    return problems + command_problems(compiled, env, project or Path.cwd())
 
 
-def check_config(paths: Sequence[Path]) -> Iterator[Finding]:
+def check_config(
+    paths: Sequence[Path], env: Mapping[str, str], project: Path
+) -> Iterator[Finding]:
     if not paths:
         yield Finding(
             "info",
@@ -228,10 +235,10 @@ def check_config(paths: Sequence[Path]) -> Iterator[Finding]:
             "no ccbridge config file: ccbridge runs no sub-hooks, only its built-in guards",
         )
         return
-    problems = config_problems(paths)
+    problems = config_problems(paths, env, project)
     for problem in problems:
-        yield Finding("fail", "config", str(problem))
-    if not problems:
+        yield Finding("warn" if problem.warning else "fail", "config", str(problem))
+    if not [problem for problem in problems if not problem.warning]:
         yield Finding("ok", "config", "valid: " + ", ".join(map(str, paths)))
 
 
@@ -240,9 +247,9 @@ def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None
     from bridge.config.compiled import load
 
     audit = load(list(paths), None).audit
-    if audit.get("enabled") is False:
+    if not audit.enabled:
         return None
-    return Path(audit.get("path") or state_dir(env) / "audit.jsonl")
+    return Path(audit.path or state_dir(env) / "audit.jsonl")
 
 
 def writable(path: Path) -> str | None:
@@ -327,6 +334,27 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
         yield Finding("ok", "twice", "no hook is configured twice")
 
 
+def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
+    """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
+    without them every goal command is refused with no_turn, or judged and never applied."""
+    from bridge.config.compiled import load
+    from bridge.install import GOAL_EVENTS
+
+    if not paths or not load(list(paths), None).goals.enabled:
+        return
+    registered = {event for per_event in registrations(files).values() for event in per_event}
+    missing = [e for e in ("PreToolUse", "PostToolUse", *GOAL_EVENTS) if e not in registered]
+    if missing:
+        yield Finding(
+            "fail",
+            "goals",
+            f"goals are enabled but ccbridge is not registered for {', '.join(missing)}: goal "
+            "commands are refused (no_turn) or never applied; run `ccbridge install`",
+        )
+    else:
+        yield Finding("ok", "goals", "goals are enabled and their events are registered")
+
+
 def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     files = settings_files(env, project)
     paths, _how = find_config(None, env, project)
@@ -334,8 +362,12 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
         *check_claude(env),
         *check_registration(files),
         *check_starts(files, env, project),
-        *check_config(paths),
+        *check_config(paths, env, project),
     ]
     if not any(f.topic == "config" and f.level == "fail" for f in findings):
-        findings += [*check_audit(paths, env), *check_twice(files, paths)]
+        findings += [
+            *check_audit(paths, env),
+            *check_twice(files, paths),
+            *check_goals(files, paths),
+        ]
     return findings

@@ -11,12 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from bridge.config.compiled import CompiledConfig, PolicyRef
-from bridge.paths import project_dir, settings_files, state_dir
+from bridge.paths import project_dir, protected_roots, state_dir
 from bridge.pipeline import (
-    Allow,
     Ask,
     Block,
     Deny,
@@ -39,7 +37,10 @@ from bridge.wire import answer
 from bridge.wire.answer import Answer
 from bridge.wire.event import HookEvent
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal module
+    from typing import Any
+
     from bridge.goal.settings import GoalSettings
 
 Runner = Callable[[Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]]
@@ -122,21 +123,9 @@ def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec
     """Every configured hook of the event, whether it applies, identical handlers once."""
     if not hooks:
         return []
-    from bridge.subhooks.if_rule import if_matches  # loaded only when there is a hook to match
-    from bridge.subhooks.matcher import matches
+    from bridge.subhooks.select import select  # loaded only when there is a hook to match
 
-    seen: set[tuple[Any, ...]] = set()
-    chosen = []
-    for hook in hooks:
-        hit = matches(hook.matcher, event.tool_name) and if_matches(
-            hook.if_rule, event.tool_name, event.tool_input
-        )
-        if hit and hook.identity in seen:
-            hit = False
-        if hit:
-            seen.add(hook.identity)
-        chosen.append((hook, hit))
-    return chosen
+    return select(hooks, event.tool_name, event.tool_input)
 
 
 class _Subhooks:
@@ -248,32 +237,51 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
     from bridge.policies.protect import self_protection_guard
 
     project = project_dir(host.env, event.cwd)
-    audit_path = config.audit.get("path")
-    state = [str(state_dir(host.env))] + ([str(audit_path)] if audit_path else [])
-    guard = self_protection_guard(
-        [str(path) for path in settings_files(host.env, project)],
-        list(config.files),
-        state,
-    )
-    return [Named("ccbridge:self-protection", guard)]
+    roots = protected_roots(host.env, project, list(config.files), config.audit.path)
+    return [Named("ccbridge:self-protection", self_protection_guard(*roots, env=host.env))]
 
 
-def _commit_goal_change(report: Report, host: Host, decision: PreDecision) -> PreDecision:
-    """Goal tool calls are judged last, and only for a call that will go ahead: an authorized
-    change is applied here, host-side, so it must not happen for a call that a guard denies or
-    that still waits for the user's answer to a permission prompt."""
+def _goal_command(report: Report) -> str | None:
+    """The Bash command when goals are on and it starts with a goal invocation (cheap)."""
     config, event = report.config, report.event
-    if not config.goals.get("enabled") or event.tool_name != "Bash":
-        return decision
-    if not isinstance(decision, Allow):
+    if not config.goals.enabled or event.tool_name != "Bash":
+        return None
+    command = event.tool_input.get("command") if isinstance(event.tool_input, Mapping) else None
+    if not isinstance(command, str):
+        return None
+    from bridge.goal.invocation import starts_with_goal
+
+    return command if starts_with_goal(command) else None
+
+
+def _judge_goal_change(report: Report, host: Host, decision: PreDecision) -> PreDecision:
+    """Goal tool calls are judged last, for a call that may go ahead (allowed, or waiting for
+    the user's answer). Judging changes nothing: the change is applied at PostToolUse of this
+    call, so a call that never runs never changes the goal."""
+    if isinstance(decision, Deny) or _goal_command(report) is None:
         return decision
     from bridge.goal.cc import on_pre_tool_use
 
-    reason = on_pre_tool_use(event.raw, goal_settings(config, host))
+    reason = on_pre_tool_use(report.event.raw, goal_settings(report.config, host))
     if reason is None:
         return decision
     report.steps += (Step("guard", "ccbridge:goal-authority", "deny", reason),)
     return Deny(reason)
+
+
+def _apply_goal_change(report: Report, host: Host) -> tuple[str, ...]:
+    """PostToolUse of a goal command: apply the change judged for it; the context says how."""
+    if _goal_command(report) is None:
+        return ()
+    from bridge.goal.cc import on_post_tool_use
+    from bridge.goal.errors import GoalError
+
+    try:
+        context = on_post_tool_use(report.event.raw, goal_settings(report.config, host))
+    except GoalError as error:
+        report.notes.append(f"goal: {error}")
+        return ()
+    return () if context is None else (context,)
 
 
 def goal_settings(config: CompiledConfig, host: Host) -> GoalSettings:
@@ -281,9 +289,9 @@ def goal_settings(config: CompiledConfig, host: Host) -> GoalSettings:
 
     goals = config.goals
     return GoalSettings(
-        enabled=bool(goals.get("enabled")),
-        blocked_min_rounds=int(goals.get("blocked_min_rounds", 3)),
-        default_max_rounds=int(goals.get("default_max_rounds", 10)),
+        enabled=goals.enabled,
+        blocked_min_rounds=goals.blocked_min_rounds,
+        default_max_rounds=goals.default_max_rounds,
         state_dir=Path(state_dir(host.env)),
     )
 
@@ -301,7 +309,7 @@ def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -
         _pre_tool_use(report, host)
     elif event.name in ("PostToolUse", "PostToolUseFailure"):
         _post_tool_use(report, host)
-    elif config.goals.get("enabled") and event.name in ("UserPromptSubmit", "Stop"):
+    elif config.goals.enabled and event.name in ("UserPromptSubmit", "Stop"):
         _goal_event(report, host)
     return report
 
@@ -325,7 +333,7 @@ def _pre_tool_use(report: Report, host: Host) -> None:
     execution = execution_of(report.event)
     outcome = decide(execution, stations, _approval(config))
     report.steps = outcome.trace
-    decision = _commit_goal_change(report, host, outcome.decision)
+    decision = _judge_goal_change(report, host, outcome.decision)
     if isinstance(decision, Deny):
         _result, post_steps = finish(execution, denial_result(decision.reason), stations)
         report.steps += post_steps
@@ -353,8 +361,9 @@ def _post_tool_use(report: Report, host: Host) -> None:
     report.steps = steps
     folded = report.folded or Folded(rank="none")
     block = final.content.removeprefix("Error: ") if final.code == "BLOCKED" else None
+    context = (*final.context, *_apply_goal_change(report, host))
     report.answer = answer.post_tool_use(
-        event.name, block, final.context, folded.system_messages, folded.stop_reason
+        event.name, block, context, folded.system_messages, folded.stop_reason
     )
 
 

@@ -3,19 +3,21 @@ or PyYAML when the compiled config is cached; every other command goes through t
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import sys
 import time
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, NoReturn
 
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 
-if TYPE_CHECKING:  # the engine is imported once stdin holds an event
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the engine is imported once stdin holds an event; `typing` never is
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import IO, Any, NoReturn
+
+    from bridge.config.compiled import AuditConfig
     from bridge.engine import Report
     from bridge.wire.event import HookEvent
 
@@ -59,7 +61,8 @@ def run(
     report: Report | None = None
     error: str | None = None
     raw: dict[str, Any] | None = None
-    audit_settings: Mapping[str, Any] = {}
+    audit_settings: AuditConfig | None = None
+    crash_log: str | None = None
     try:
         from bridge.wire.event import EventError, read_event
 
@@ -75,7 +78,8 @@ def run(
     except BaseException as problem:  # fail closed on our own bugs, never exit 1
         error = f"{type(problem).__name__}: {problem}"
         result = failure_answer(event_name, f"ccbridge internal error: {error}")
-    _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr)
+        crash_log = _crash_log(problem, env, stderr)
+    _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr, crash_log)
     emit(result, stdout, stderr)
     return result.exit_code
 
@@ -83,13 +87,18 @@ def run(
 def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
     """Print the answer. A reader that went away must not turn the exit code into 1: the code
     alone still blocks (2) or lets CC's own flow decide (0)."""
-    with contextlib.suppress(OSError, ValueError):
-        stdout.write(result.stdout)
-        stdout.flush()
+    _quietly(lambda: (stdout.write(result.stdout), stdout.flush()))
     if result.stderr:
-        with contextlib.suppress(OSError, ValueError):
-            stderr.write(result.stderr + "\n")
-            stderr.flush()
+        _quietly(lambda: (stderr.write(result.stderr + "\n"), stderr.flush()))
+
+
+def _quietly(write: Callable[[], object]) -> None:
+    """Write to a stream whose reader may have gone (OSError) or that may be closed (ValueError).
+    Not contextlib.suppress: importing contextlib costs every hook call."""
+    try:  # noqa: SIM105
+        write()
+    except (OSError, ValueError):
+        pass
 
 
 def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
@@ -102,12 +111,12 @@ def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
 
 
 def _judge(event: HookEvent, config: str | None, env: Mapping[str, str]) -> Report:
-    from bridge.config.compiled import load
+    from bridge.config.compiled import Cache, load
     from bridge.engine import Host, handle
-    from bridge.paths import cache_dir, find_config, project_dir
+    from bridge.paths import find_config, project_dir
 
     paths, _how = find_config(config, env, project_dir(env, event.cwd))
-    return handle(event, load(paths, cache_dir(env)), Host(env=env))
+    return handle(event, load(paths, Cache.of(env)), Host(env=env))
 
 
 def _audit(
@@ -117,15 +126,17 @@ def _audit(
     error: str | None,
     result: Answer,
     raw: dict[str, Any] | None,
-    settings: Mapping[str, Any],
+    settings: AuditConfig | None,
     env: Mapping[str, str],
     stderr: IO[str],
+    crash_log: str | None = None,
 ) -> None:
     """Failing to write the audit never changes the answer; it is said on stderr."""
-    if settings.get("enabled") is False:
+    if settings is not None and not settings.enabled:
         return
     try:
         from bridge.audit import log, record
+        from bridge.config.compiled import AuditConfig
         from bridge.paths import state_dir
 
         final = {
@@ -144,13 +155,26 @@ def _audit(
             error=error,
             final=final,
             raw=raw,
+            crash_log=crash_log,
         )
-        path = Path(settings.get("path") or state_dir(env) / "audit.jsonl")
-        log.append(
-            path, entry, int(settings.get("max_bytes", 16 << 20)), int(settings.get("keep", 5))
-        )
+        settings = settings or AuditConfig()
+        path = Path(settings.path or state_dir(env) / "audit.jsonl")
+        log.append(path, entry, settings.max_bytes, settings.keep)
     except Exception as problem:
         stderr.write(f"ccbridge: could not write the audit record: {problem}\n")
+
+
+def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) -> str | None:
+    """Our own failure's traceback goes to a crash file in the state directory (the answer and
+    the audit record keep `Type: message`); failing to write it never changes the answer."""
+    try:
+        from bridge.audit import crash
+        from bridge.paths import state_dir
+
+        return str(crash.write(state_dir(env), problem))
+    except Exception as failure:
+        stderr.write(f"ccbridge: could not write the crash log: {failure}\n")
+        return None
 
 
 def exit_at_once(code: int) -> NoReturn:
@@ -159,8 +183,7 @@ def exit_at_once(code: int) -> NoReturn:
     do: the answer is written, the audit line went out with os.write, sub-hooks are reaped."""
     for stream in (sys.stdout, sys.stderr):
         if stream is not None:  # None: the caller closed it
-            with contextlib.suppress(OSError, ValueError):  # a closed pipe: nobody reads
-                stream.flush()
+            _quietly(stream.flush)  # a closed pipe: nobody reads
     os._exit(code)
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping, Sequence
 
 CONFIG_ENV = "CCBRIDGE_CONFIG"
 STATE_ENV = "CCBRIDGE_STATE_DIR"
@@ -56,6 +59,36 @@ def settings_files(env: Mapping[str, str], project: Path) -> list[Path]:
         project / ".claude" / "settings.json",
         project / ".claude" / "settings.local.json",
     ]
+
+
+# Any project's settings and config, wherever the agent finds one (`~` is expanded by the guard).
+CC_SETTINGS_PATTERNS = ("~/.claude/settings*.json", "**/.claude/settings*.json")
+CONFIG_PATTERNS = ("~/.claude/ccbridge*.yaml", "**/.claude/ccbridge*.yaml")
+# Where Claude Code reads managed (enterprise) settings, which can also hold hooks.
+MANAGED_SETTINGS = (
+    "/etc/claude-code/managed-settings.json",
+    "/Library/Application Support/ClaudeCode/managed-settings.json",
+)
+
+
+def protected_roots(
+    env: Mapping[str, str],
+    project: Path,
+    loaded: Sequence[str | Path] = (),
+    audit: str | Path | None = None,
+) -> tuple[list[str], list[str], list[str]]:
+    """What self-protection guards: (CC settings files, ccbridge config files, ccbridge's own
+    directories). Every candidate counts whether it exists or not, so the agent cannot create
+    a layer that switches protection off; the patterns cover other projects' `.claude`."""
+    settings = [*map(str, settings_files(env, project)), *MANAGED_SETTINGS, *CC_SETTINGS_PATTERNS]
+    if env.get("CLAUDE_CONFIG_DIR"):
+        user = Path(env["CLAUDE_CONFIG_DIR"])
+        settings += [str(user / "settings.json"), str(user / "settings.local.json")]
+    configs = [*map(str, config_layers(env, project)), *map(str, loaded), *CONFIG_PATTERNS]
+    if env.get(CONFIG_ENV):
+        configs.append(env[CONFIG_ENV])
+    own = [str(state_dir(env)), str(cache_dir(env)), *([str(audit)] if audit else [])]
+    return settings, configs, own
 
 
 def find_config(

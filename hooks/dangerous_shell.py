@@ -1,28 +1,46 @@
 #!/usr/bin/env python3
 """Claude Code PreToolUse hook: deny Bash commands that wreck the machine, the disk or history.
 
+    dangerous_shell.py [--allow RULE]... [--deny RULE]...
+
 Use it on its own (`"command": "hooks/dangerous_shell.py"` with matcher `Bash`) or load it into
-ccbridge as a native guard: `hooks/dangerous_shell.py:guard`.
+ccbridge as a native guard: `hooks/dangerous_shell.py:guard`. The git rules can be switched per
+project: `--allow git-stash-drop` lets that through, `--deny git-push-force-with-lease` adds the
+one rule that is off by default (the names: `bridge.policies.git_rules.RULES`). As a native
+guard, a project makes its own guard in a policy file next to its config and names that one:
+
+    # .claude/guards.py, referenced as `policies: {guards: [guards.py:guard]}`
+    from bridge.policies.dangerous import configure
+    guard = configure(allow=["git-stash-drop"], deny=["git-push-force-with-lease"])
 """
 
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 try:
     import bridge  # noqa: F401
 except ImportError:  # run from a checkout where ccbridge is not installed
+    from pathlib import Path  # only here: a native guard's import is on every hook call
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.policies.dangerous import dangerous_shell
+from bridge.policies.dangerous import configure, dangerous_shell
+from bridge.policies.git_rules import RULES
 from bridge.policies.hook import run_guard_as_hook
 
 guard = dangerous_shell
 
 
-def main() -> int:
-    return run_guard_as_hook(guard, "dangerous_shell")
+def main(argv: list[str] | None = None) -> int:
+    import argparse  # only when run as a hook of its own, not as a native guard
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--allow", action="append", default=[], choices=RULES, metavar="RULE")
+    parser.add_argument("--deny", action="append", default=[], choices=RULES, metavar="RULE")
+    options = parser.parse_args(argv)
+    chosen = configure(options.allow, options.deny) if options.allow or options.deny else guard
+    return run_guard_as_hook(chosen, "dangerous_shell")
 
 
 if __name__ == "__main__":

@@ -11,13 +11,13 @@ PATTERN (a path or a glob; relative ones match at any depth). Use it with matche
 
 from __future__ import annotations
 
-import argparse
 import sys
-from pathlib import Path
 
 try:
     import bridge  # noqa: F401
 except ImportError:  # run from a checkout where ccbridge is not installed
+    from pathlib import Path  # only here: a native guard's import is on every hook call
+
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridge.pipeline import Guard
@@ -33,6 +33,8 @@ guard = protected_paths_guard(DEFAULTS)
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # only when run as a hook of its own, not as a native guard
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--protect", action="append", default=[], metavar="PATTERN")
     extra = parser.parse_args(argv).protect

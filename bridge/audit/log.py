@@ -11,11 +11,29 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from bridge.wire import jsonio
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Iterable, Iterator, Mapping
+    from typing import Any
+
+
+def private_dir(path: Path) -> Path:
+    """A directory of ccbridge's state: created 0700 (its parents as the umask makes them)."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def open_private(path: Path, flags: int) -> int:
+    """os.open for a file of ccbridge's state: created 0600, and one found wider (an older
+    version's, or made by hand) narrowed to 0600."""
+    fd = os.open(path, flags | os.O_CREAT, 0o600)
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, 0o600)
+    return fd
 
 
 def rotated(path: Path, keep: int) -> list[Path]:
@@ -31,13 +49,14 @@ def _rotate(path: Path, keep: int) -> None:
         older = path.with_name(f"{path.name}.{n}")
         if older.exists():
             older.rename(path.with_name(f"{path.name}.{n + 1}"))
+    path.chmod(0o600)  # a wider log of an older version must not stay wide once rotated
     path.rename(path.with_name(f"{path.name}.1"))
 
 
 def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> None:
     line = jsonio.dumps(record) + b"\n"
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    lock = os.open(path.with_name(path.name + ".lock"), os.O_WRONLY | os.O_CREAT, 0o600)
+    private_dir(path.parent)
+    lock = open_private(path.with_name(path.name + ".lock"), os.O_WRONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
@@ -46,7 +65,7 @@ def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> 
             size = 0
         if size and size + len(line) > max_bytes:
             _rotate(path, keep)
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+        fd = open_private(path, os.O_RDWR | os.O_APPEND)  # rotated files keep its mode
         try:
             end = os.fstat(fd).st_size
             if end and os.pread(fd, 1, end - 1) != b"\n":
@@ -60,21 +79,35 @@ def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> 
         os.close(lock)  # closing releases the flock
 
 
-def read(path: Path, keep: int = 0) -> Iterator[dict[str, Any]]:
-    """Every readable record, oldest first; torn or foreign lines are skipped."""
-    for file in rotated(path, keep) if keep else [path]:
-        try:
-            with open(file, "rb") as handle:
-                yield from _records(handle)
-        except FileNotFoundError:
-            continue
+def read(path: Path, keep: int = 0) -> Records:
+    """Every readable record, oldest first; torn or foreign lines are skipped (and counted)."""
+    return Records(path, keep)
 
 
-def _records(lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
-    for line in lines:
-        try:
-            record = jsonio.loads(line)
-        except jsonio.DecodeError:
-            continue
-        if isinstance(record, dict):
-            yield record
+class Records:
+    """The records of a log and its `keep` rotated generations, oldest first. Iterating counts
+    the torn or foreign lines it skipped in `skipped` (blank lines are not counted)."""
+
+    def __init__(self, path: Path, keep: int = 0) -> None:
+        self.files = rotated(path, keep) if keep else [path]
+        self.skipped = 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for file in self.files:
+            try:
+                with open(file, "rb") as handle:
+                    yield from self._records(handle)
+            except FileNotFoundError:
+                continue
+
+    def _records(self, lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+        for line in lines:
+            try:
+                record = jsonio.loads(line)
+            except jsonio.DecodeError:
+                self.skipped += bool(line.strip())
+                continue
+            if isinstance(record, dict):
+                yield record
+            else:
+                self.skipped += 1

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from bridge import __version__
 from bridge.audit.redact import redact
 from bridge.engine import Report
 from bridge.wire import jsonio
 from bridge.wire.digest import sha256_hex
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from typing import Any
 
 
 def input_digest(tool_input: Any) -> str:
@@ -24,6 +27,7 @@ def build(
     error: str | None,
     final: dict[str, Any],
     raw: dict[str, Any] | None = None,
+    crash_log: str | None = None,
 ) -> dict[str, Any]:
     raw = raw if raw is not None else (dict(report.event.raw) if report else {})
     record: dict[str, Any] = {
@@ -42,6 +46,8 @@ def build(
         record["input_digest"] = input_digest(raw["tool_input"])
     if error is not None:
         record["error"] = error
+    if crash_log is not None:
+        record["crash_log"] = crash_log  # the traceback, which the record does not hold
     if report is not None:
         record["config_digest"] = report.config.digest
         record["config_files"] = list(report.config.files)

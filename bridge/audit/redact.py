@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from typing import Any
 
 # Each rule: a pattern, its flags, and literal pieces one of which every match contains. A pattern
 # is compiled only when a text holds one of its pieces: compiling them all costs 1.5 ms, a tenth
@@ -27,11 +30,9 @@ _RULES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     (r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", 0, ("AKIA", "ASIA")),  # AWS access key ids
     (r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, ("eyJ",)),  # JWTs
     (r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{12,}", 0, ("bearer", "basic")),
-    (
-        r"(?i)\b(?:https?|ftp|postgres(?:ql)?|mysql|redis|mongodb)://[^\s:/@]+:[^\s@/]+@",
-        0,
-        ("://",),
-    ),
+    # user:password@ in a URL of any scheme; up to the last @ of the word, as a password may
+    # hold an unescaped @ (masking a little more is harmless)
+    (r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s/]*@", 0, ("://",)),
 )
 _SECRET_NAME = (
     r"[A-Za-z0-9_\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
@@ -46,13 +47,23 @@ _SECRET_PIECES = (
     "credential",
 )
 _VALUE = r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"',;&|]{4,}))"
+_SHORT_VALUE = _VALUE.replace("{4,}", "+")
+_MYSQL = r"\b(?:mysql[a-z]*|mariadb[a-z-]*)\b"
 # A named secret: the name is kept, the value masked (its quotes kept). key=value, key: value,
-# --flag value, and curl's -u user:password.
+# --flag value, --flag=value (of any length), curl's -u user:password, the MySQL clients'
+# -pPASSWORD and sshpass's -p PASSWORD.
 _NAMED: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (rf"(?i)((?<!\S)--?(?:{_SECRET_NAME})=){_SHORT_VALUE}", _SECRET_PIECES),
     (rf"(?i)((?:{_SECRET_NAME})[\"']?\s*[:=]\s*){_VALUE}", _SECRET_PIECES),
     (rf"(?i)((?<!\S)--?(?:{_SECRET_NAME})\s+)(?!-){_VALUE}", _SECRET_PIECES),
     (rf"((?<!\S)(?:-u|--user)\s+[\"']?[^\s:\"']+:){_VALUE}", ("-u", "--user")),
+    (rf"((?i:{_MYSQL})[^\n;&|]*?\s-p){_SHORT_VALUE}", ("mysql", "mariadb")),
+    (r"(\bsshpass\b[^\n;&|]*?\s-p\s*)" + _SHORT_VALUE, ("sshpass",)),
 )
+# An AWS secret access key has no prefix: 40 base64 characters, masked in a text that also
+# holds an AWS key id. (Run before the key id itself is masked.)
+_AWS_KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
+_AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 MASK = "[REDACTED]"
 
 
@@ -70,6 +81,8 @@ def _masked(found: re.Match[str]) -> str:
 
 
 def redact_text(text: str) -> str:
+    if _may_match(text, _AWS_KEY_ID, ("AKIA", "ASIA")) and re.search(_AWS_KEY_ID, text):
+        text = re.sub(_AWS_SECRET, MASK, text)
     for source, flags, pieces in _RULES:
         if _may_match(text, source, pieces):
             text = re.compile(source, flags).sub(MASK, text)  # `re` caches the compiled pattern
@@ -79,12 +92,28 @@ def redact_text(text: str) -> str:
     return text
 
 
-def redact(value: Any) -> Any:
-    """A copy of JSON-like data with every string redacted."""
+def redact(value: Any, whole: bool = False) -> Any:
+    """A copy of JSON-like data with every string redacted, keys included; every string under
+    a key that names a secret (`"password": ...`) is masked whole."""
     if isinstance(value, str):
-        return redact_text(value)
+        return MASK if whole else redact_text(value)
     if isinstance(value, dict):
-        return {key: redact(item) for key, item in value.items()}
+        copy: dict[Any, Any] = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                copy[key] = redact(item, whole)
+                continue
+            name = redact_text(key)
+            while name in copy:  # two keys masked alike both stay
+                name += "'"
+            copy[name] = redact(item, whole or _names_secret(key))
+        return copy
     if isinstance(value, list | tuple):
-        return [redact(item) for item in value]
+        return [redact(item, whole) for item in value]
     return value
+
+
+def _names_secret(key: str) -> bool:
+    return _may_match(key, "(?i)", _SECRET_PIECES) and bool(
+        re.fullmatch(f"(?i){_SECRET_NAME}", key)
+    )

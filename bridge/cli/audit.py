@@ -196,7 +196,7 @@ def log_location(file: str | None, env: Mapping[str, str]) -> tuple[Path, int]:
 
     paths, _how = find_config(None, env, project_of(env))
     audit = load(paths, None).audit
-    return Path(audit.get("path") or state_dir(env) / "audit.jsonl"), int(audit.get("keep", 5))
+    return Path(audit.path or state_dir(env) / "audit.jsonl"), audit.keep
 
 
 @click.command()
@@ -262,7 +262,11 @@ def audit(
     path, keep = log_location(file, env)
     if file and not path.is_file():
         raise click.ClickException(f"{file}: no such file")
-    records = list(selected(read(path, keep), session, tool, decision, start, end))
+    log = read(path, keep)
+    records = list(selected(log, session, tool, decision, start, end))
+    if log.skipped:  # torn by a killed writer, or not ccbridge's: said, never silently lost
+        rotated = f" and its {keep} rotated generation(s)" if keep else ""
+        say(f"skipped {log.skipped} corrupt line(s) in {path}{rotated}", err=True)
     if as_gaps:
         found = gaps(records)
         if as_json:

@@ -11,12 +11,16 @@ from bridge.cli.output import mark, project_of, say
 
 # Fixes for pydantic's own messages; ccbridge's messages already say what to do.
 _FIXES = (
+    ("valid dictionary", "write a mapping (key: value lines) here"),
+    ("valid list", "write a list (`- item` lines, or [a, b]) here"),
+    ("valid string", "write text here (quote it if YAML reads it as something else)"),
+    ("valid integer", "write a whole number here"),
+    ("valid number", "write a number (seconds) here"),
+    ("valid boolean", "write true or false here"),
     ("less than or equal to", "use a smaller value (a sub-hook's timeout is capped at 50 s)"),
     ("greater than", "use a larger value"),
-    ("Input should be", "use one of the values named"),
+    ("Input should be", "use one of the values named"),  # a choice: the values are in the text
     ("Field required", "add the missing key"),
-    ("valid dictionary", "write a mapping (key: value lines) here"),
-    ("valid list", "write a list (`- item` lines) here"),
     (
         "regular expression",
         "matchers are regexes unless they are plain names joined by `|`; "
@@ -74,14 +78,15 @@ def check(config: str | None) -> None:
         looked = ", ".join(str(path) for path in config_layers(env, project))
         say(f"{mark('info')}  no config files (looked for {looked}); ccbridge runs with defaults")
         return
-    problems = config_problems(paths)
+    problems = config_problems(paths, env, project)
     for problem in problems:
-        say(f"{mark('fail')}  {problem}")
+        say(f"{mark('warn' if problem.warning else 'fail')}  {problem}")
         fix = fix_for(problem.message)
         if fix:
             say(f"      fix: {fix}")
-    if problems:
-        files = len({problem.file for problem in problems})
-        raise click.ClickException(f"{len(problems)} problem(s) in {files} file(s)")
+    failing = [problem for problem in problems if not problem.warning]
+    if failing:
+        files = len({problem.file for problem in failing})
+        raise click.ClickException(f"{len(failing)} problem(s) in {files} file(s)")
     for path in paths:
         say(f"{mark('ok')}  {path}")

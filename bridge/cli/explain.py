@@ -35,11 +35,11 @@ def explain(as_json: bool, config: str | None) -> None:
              "tool_input":{"command":"rm -rf /"},"session_id":"s","cwd":"."}' \\
         | ccbridge explain
     """
-    from bridge.config.compiled import load
+    from bridge.config.compiled import Cache, load
     from bridge.engine import Host, handle
     from bridge.explain import render, trace
     from bridge.main import failure_answer
-    from bridge.paths import cache_dir, find_config, project_dir
+    from bridge.paths import find_config, project_dir
     from bridge.wire.event import EventError, read_event
 
     env = os.environ
@@ -50,7 +50,7 @@ def explain(as_json: bool, config: str | None) -> None:
     paths, how = find_config(config, env, project_dir(env, event.cwd))
     report, error = None, None
     try:
-        report = handle(event, load(paths, cache_dir(env)), Host(env=env))
+        report = handle(event, load(paths, Cache.of(env)), Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

@@ -59,7 +59,7 @@ def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool,
     if not sources:
         return False, None
     compiled = compile_sources(sources, "install")
-    return bool(compiled.goals.get("enabled")), compiled.error
+    return compiled.goals.enabled, compiled.error
 
 
 def show(plan: installing.Plan, diff: bool) -> None:

@@ -5,21 +5,57 @@ Errors name the file, the line and the place in the document, and say what was e
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import orjson
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
-from bridge.config.compiled import POLICY_KINDS, CompiledConfig, PolicyRef, Source
-from bridge.config.schema import BridgeConfig, Handler
+from bridge.config.compiled import (
+    MAX_CONFIG_BYTES,
+    POLICY_KINDS,
+    AuditConfig,
+    CompiledConfig,
+    GoalConfig,
+    PolicyRef,
+    Source,
+)
+from bridge.config.schema import (
+    Audit,
+    BridgeConfig,
+    Defaults,
+    Goals,
+    Handler,
+    Policies,
+)
 from bridge.subhooks.spec import HookSpec
+from bridge.wire.event import CC_EVENTS, SUBHOOK_EVENTS, deeper_than
 
 Location = tuple[str | int, ...]
+# A real config nests some eight levels (hooks, event, group, handler, args); PyYAML's recursion
+# gives out past a few hundred.
+MAX_NESTING = 64
+_TOO_DEEP = f"nested deeper than {MAX_NESTING} levels (a config needs fewer than ten)"
+# The keys CC reads in a hook handler and a matcher group, plus ccbridge's own `name`: a key
+# close to one of these is a misspelling.
+HANDLER_KEYS = (
+    *("type", "command", "args", "if", "shell", "timeout", "onFailure", "statusMessage"),
+    *("once", "async", "asyncRewake", "holdsTools", "name"),
+)
+GROUP_KEYS = ("matcher", "hooks")
+# The sections that refuse unknown keys, by where they sit.
+SECTIONS: dict[Location, type[BaseModel]] = {
+    (): BridgeConfig,
+    ("defaults",): Defaults,
+    ("policies",): Policies,
+    ("audit",): Audit,
+    ("goals",): Goals,
+}
 
 
 class ConfigError(ValueError):
@@ -32,6 +68,7 @@ class Problem:
     line: int | None
     place: str
     message: str
+    warning: bool = False  # worth saying, but the config works
 
     def __str__(self) -> str:
         at = f"{self.file}:{self.line}" if self.line else self.file
@@ -54,13 +91,14 @@ class LineIndex:
         except yaml.YAMLError:
             self._root = None
 
-    def line(self, location: Location) -> int | None:
+    def line(self, location: Location, key: bool = False) -> int | None:
+        """The line of the node at `location`; with `key`, of the mapping key that names it."""
         node, best = self._root, None
         if node is None:
             return None
         best = node.start_mark.line + 1
-        for part in location:
-            child = self._child(node, part)
+        for i, part in enumerate(location):
+            child = self._child(node, part, key and i == len(location) - 1)
             if child is None:
                 break
             node = child
@@ -68,11 +106,12 @@ class LineIndex:
         return best
 
     @staticmethod
-    def _child(node: yaml.Node, part: str | int) -> yaml.Node | None:
+    def _child(node: yaml.Node, part: str | int, key_node: bool = False) -> yaml.Node | None:
         if isinstance(node, yaml.MappingNode):
             for key, value in node.value:
                 if key.value == str(part):
-                    return value if isinstance(value, yaml.Node) else None
+                    found = key if key_node else value
+                    return found if isinstance(found, yaml.Node) else None
         if isinstance(node, yaml.SequenceNode) and isinstance(part, int):
             items = node.value
             return items[part] if 0 <= part < len(items) else None
@@ -81,7 +120,18 @@ class LineIndex:
 
 def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]:
     """The document's data and whether it is a CC settings JSON file (its `hooks` key is used)."""
+    if len(content) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: {_size(path, content)} bytes, over the {MAX_CONFIG_BYTES}-byte limit for a "
+            "config file (keep hooks and policies in it; move data to files the hooks read)"
+        )
     is_json = path.suffix == ".json"
+    # Brackets are how a small file nests deep; only then is the cheaper depth scan run first.
+    deep_at = None
+    if not is_json and content.count(b"[") + content.count(b"{") > MAX_NESTING:
+        deep_at = _deep_line(content.decode("utf-8", "replace"))
+    if deep_at is not None:
+        raise ConfigError(f"{path}:{deep_at}: {_TOO_DEEP}")
     try:
         data = orjson.loads(content) if is_json else yaml.safe_load(content.decode("utf-8"))
     except (orjson.JSONDecodeError, UnicodeDecodeError) as error:
@@ -91,6 +141,14 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
         line = f":{mark.line + 1}" if mark is not None else ""
         problem = getattr(error, "problem", None) or str(error)
         raise ConfigError(f"{path}{line}: not valid YAML: {problem}") from None
+    except RecursionError:  # PyYAML builds nested nodes recursively
+        data = None
+        deep = True
+    else:
+        deep = deeper_than(data, MAX_NESTING)
+    if deep:
+        deep_at = _deep_line(content.decode("utf-8", "replace"))
+        raise ConfigError(f"{path}{f':{deep_at}' if deep_at else ''}: {_TOO_DEEP}")
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -100,40 +158,134 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     return data, False
 
 
-def validate(path: Path, content: bytes) -> tuple[BridgeConfig, LineIndex]:
-    data, is_json = parse_document(path, content)
-    lines = LineIndex(content.decode("utf-8", "replace"))
+def _size(path: Path, content: bytes) -> int:
     try:
-        return BridgeConfig.model_validate(data), lines
-    except ValidationError as error:
-        problems = [_problem(path, lines, item, is_json) for item in error.errors()]
-        raise ConfigError("\n".join(str(problem) for problem in problems)) from None
+        return max(path.stat().st_size, len(content))
+    except OSError:
+        return len(content)
+
+
+def _deep_line(text: str) -> int | None:
+    """The line where the document first nests past MAX_NESTING, from PyYAML's event stream
+    (which, unlike building the nodes, needs no recursion)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_NESTING and event.start_mark is not None:
+                    return int(event.start_mark.line) + 1
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return None
+
+
+def validate(path: Path, content: bytes) -> tuple[BridgeConfig, LineIndex]:
+    config, lines, problems = _examine(path, content)
+    if config is None or problems:
+        raise ConfigError("\n".join(str(problem) for problem in problems))
+    return config, lines
 
 
 def problems_of(path: Path, content: bytes) -> list[Problem]:
     """Every problem in one file (for `ccbridge check`), empty when it is valid."""
     try:
-        data, is_json = parse_document(path, content)
+        return _examine(path, content)[2]
     except ConfigError as error:
         text = str(error).removeprefix(f"{path}")
         found = re.match(r":(\d+): ", text)
         if found:
             return [Problem(str(path), int(found.group(1)), "", text[found.end() :])]
         return [Problem(str(path), None, "", text.lstrip(": "))]
+
+
+def _examine(path: Path, content: bytes) -> tuple[BridgeConfig | None, LineIndex, list[Problem]]:
+    data, is_json = parse_document(path, content)
     lines = LineIndex(content.decode("utf-8", "replace"))
+    problems = [
+        Problem(str(path), lines.line(location, key=True), _place(location), message)
+        for location, message in _unknown_names(data, is_json)
+    ]
     try:
-        BridgeConfig.model_validate(data)
+        config = BridgeConfig.model_validate(data)
     except ValidationError as error:
-        return [_problem(path, lines, item, is_json) for item in error.errors()]
-    return []
+        problems += [_problem(path, lines, item) for item in error.errors()]
+        config = None
+    return config, lines, sorted(problems, key=lambda problem: problem.line or 0)
 
 
-def _problem(path: Path, lines: LineIndex, item: Any, is_json: bool) -> Problem:
+def _unknown_names(data: Mapping[str, Any], is_json: bool) -> Iterator[tuple[Location, str]]:
+    """Events and hook keys that are misspelt or would never run. Unknown hook keys that look
+    like no known one pass: CC adds fields often, and ccbridge ignores what it does not use."""
+    hooks = data.get("hooks")
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        where: Location = ("hooks", str(event))
+        if event not in CC_EVENTS:
+            yield where, f"unknown event {event!r}{_did_you_mean(str(event), CC_EVENTS)}"
+        elif event not in SUBHOOK_EVENTS and not is_json:  # a settings file's CC runs them
+            yield (
+                where,
+                (
+                    f"ccbridge does not run {event} hooks (it runs only "
+                    f"{', '.join(sorted(SUBHOOK_EVENTS))}; register these in Claude Code's "
+                    "settings, .claude/settings.json, where Claude Code runs them itself)"
+                ),
+            )
+        for g, group in enumerate(groups if isinstance(groups, list) else ()):
+            if not isinstance(group, dict):
+                continue
+            yield from _misspelt(group, GROUP_KEYS, (*where, g))
+            handlers = group.get("hooks")
+            for h, handler in enumerate(handlers if isinstance(handlers, list) else ()):
+                if isinstance(handler, dict):
+                    yield from _misspelt(handler, HANDLER_KEYS, (*where, g, "hooks", h))
+
+
+def _misspelt(
+    mapping: Mapping[Any, Any], known: Collection[str], where: Location
+) -> Iterator[tuple[Location, str]]:
+    for key in mapping:
+        if key not in known:
+            hint = _did_you_mean(str(key), known, quiet=True)
+            if hint:
+                yield (*where, str(key)), f"unknown key {key!r}{hint}"
+
+
+def _did_you_mean(name: str, known: Collection[str], quiet: bool = False) -> str:
+    """` (did you mean 'x'?)`, ignoring case; without a close name, the choices (or nothing)."""
+    by_lower = {choice.lower(): choice for choice in known}
+    close = difflib.get_close_matches(name.lower(), by_lower, n=1, cutoff=0.75)
+    if close:
+        return f" (did you mean {by_lower[close[0]]!r}?)"
+    return "" if quiet else f" (expected one of: {', '.join(sorted(known))})"
+
+
+def _problem(path: Path, lines: LineIndex, item: Any) -> Problem:
     location = tuple(part for part in item["loc"] if not str(part).startswith("function-"))
     message = str(item["msg"]).removeprefix("Value error, ")
     if item["type"] == "extra_forbidden":
-        message = "unknown key (check the spelling; `ccbridge schema` lists the keys)"
+        section = SECTIONS.get(location[:-1])
+        known = section.model_fields if section is not None else {}
+        message = f"unknown key {location[-1]!r}{_did_you_mean(str(location[-1]), known)}"
+        return Problem(str(path), lines.line(location, key=True), _place(location), message)
+    if (
+        item["type"] not in ("value_error", "missing")
+        and "input" in item
+        and ", got" not in message
+    ):
+        message += f", got {_shown(item['input'])}"
     return Problem(str(path), lines.line(location), _place(location), message)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def hook_name(handler: Handler) -> str:
@@ -246,8 +398,7 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
         max_hooks=defaults["max_hooks"],
         output_cap=defaults["output_cap"],
         policies={kind: tuple(refs) for kind, refs in policies.items()},
-        audit=audit,
-        goals=_merged(layers, "goals"),
-        self_protection=off_in is None,
+        audit=AuditConfig(**audit),
+        goals=GoalConfig(**_merged(layers, "goals")),
         self_protection_off_in=off_in,
     )

@@ -1,29 +1,79 @@
 """The compiled config: plain JSON values (read by bridge.wire.jsonio), so a normal hook call
 never imports pydantic or PyYAML. Compiled once per set of config files and cached, keyed by the
 files' identity (path, size, mtime, content digest) and the ccbridge version; a broken or stale
-cache entry is rebuilt, never trusted."""
+cache entry is rebuilt, never trusted.
+
+A cache entry is sealed with an HMAC under a per-user key kept in the state directory (0600).
+Without a secret, the only way to know that a compiled form belongs to its YAML is to compile the
+YAML again, which costs pydantic and PyYAML on every call; a digest stored beside the payload
+would simply be recomputed by whoever edits the payload. An entry whose seal does not match was
+written by something other than ccbridge: it is rebuilt from the config files and the call that
+found it fails closed, naming the entry."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from bridge import __version__
-from bridge.pipeline.record import field, record
+from bridge.pipeline.record import field, record, replace
 from bridge.subhooks.spec import HookSpec
 from bridge.wire import jsonio
-from bridge.wire.digest import sha256_hex
+from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
-FORMAT = 1
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping
+    from typing import Any
+
+FORMAT = 2
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
+# A config file past this is refused with its size: no real config comes near it, and PyYAML
+# takes seconds per hundred kilobytes.
+MAX_CONFIG_BYTES = 256 << 10
+KEY_NAME = "cache.key"
+KEY_BYTES = 32
 
 
 @record(frozen=True, slots=True)
 class PolicyRef:
     ref: str  # module:function or file.py:function (file paths already absolute)
     where: str
+
+
+@record(frozen=True, slots=True)
+class AuditConfig:
+    """The `audit` section; its defaults are the schema's too."""
+
+    enabled: bool = True
+    path: str | None = None  # absolute once compiled; None: <state dir>/audit.jsonl
+    max_bytes: int = 16 << 20
+    keep: int = 5
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "enabled": self.enabled,
+            "path": self.path,
+            "max_bytes": self.max_bytes,
+            "keep": self.keep,
+        }
+
+
+@record(frozen=True, slots=True)
+class GoalConfig:
+    """The `goals` section; its defaults are the schema's too."""
+
+    enabled: bool = False
+    # Admitted rounds needed before the model may mark its goal blocked on round authority.
+    blocked_min_rounds: int = 3
+    default_max_rounds: int = 10
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "enabled": self.enabled,
+            "blocked_min_rounds": self.blocked_min_rounds,
+            "default_max_rounds": self.default_max_rounds,
+        }
 
 
 @record(frozen=True)
@@ -35,19 +85,15 @@ class CompiledConfig:
     max_hooks: int = 64
     output_cap: int = 1024 * 1024
     policies: Mapping[str, tuple[PolicyRef, ...]] = field(default_factory=dict)
-    audit: Mapping[str, Any] = field(
-        default_factory=lambda: {"enabled": True, "path": None, "max_bytes": 16 << 20, "keep": 5}
-    )
-    goals: Mapping[str, Any] = field(
-        default_factory=lambda: {
-            "enabled": False,
-            "blocked_min_rounds": 3,
-            "default_max_rounds": 10,
-        }
-    )
-    self_protection: bool = True
-    self_protection_off_in: str | None = None
+    audit: AuditConfig = AuditConfig()
+    goals: GoalConfig = GoalConfig()
+    self_protection_off_in: str | None = None  # the config file that says `self_protection: false`
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
+
+    @property
+    def self_protection(self) -> bool:
+        """On unless one of the loaded config files switched it off."""
+        return self.self_protection_off_in not in self.files
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,9 +108,8 @@ class CompiledConfig:
             "policies": {
                 kind: [[ref.ref, ref.where] for ref in refs] for kind, refs in self.policies.items()
             },
-            "audit": dict(self.audit),
-            "goals": dict(self.goals),
-            "self_protection": self.self_protection,
+            "audit": self.audit.to_json(),
+            "goals": self.goals.to_json(),
             "self_protection_off_in": self.self_protection_off_in,
             "error": self.error,
         }
@@ -85,9 +130,8 @@ class CompiledConfig:
                 kind: tuple(PolicyRef(ref, where) for ref, where in refs)
                 for kind, refs in data["policies"].items()
             },
-            audit=data["audit"],
-            goals=data["goals"],
-            self_protection=data["self_protection"],
+            audit=AuditConfig(**data["audit"]),
+            goals=GoalConfig(**data["goals"]),
             self_protection_off_in=data["self_protection_off_in"],
             error=data["error"],
         )
@@ -95,11 +139,26 @@ class CompiledConfig:
 
 @record(frozen=True, slots=True)
 class Source:
-    """One config file as read now: its path, identity and bytes (None when missing)."""
+    """One config file as read now: its path, identity and bytes (None when missing). At most
+    MAX_CONFIG_BYTES + 1 bytes are read: enough to refuse a larger file, by its size."""
 
     path: Path
     content: bytes | None
     identity: tuple[str, int, int, str]
+
+
+@record(frozen=True, slots=True)
+class Cache:
+    """Where compiled configs are kept, and the file holding the key that seals them."""
+
+    directory: Path
+    key_file: Path
+
+    @classmethod
+    def of(cls, env: Mapping[str, str]) -> Cache:
+        from bridge.paths import cache_dir, state_dir
+
+        return cls(cache_dir(env), state_dir(env) / KEY_NAME)
 
 
 def read_sources(paths: list[Path]) -> list[Source]:
@@ -108,7 +167,7 @@ def read_sources(paths: list[Path]) -> list[Source]:
         try:
             with open(path, "rb") as handle:
                 stat = os.fstat(handle.fileno())
-                content = handle.read()
+                content = handle.read(MAX_CONFIG_BYTES + 1)
         except OSError:
             sources.append(Source(path, None, (str(path), -1, -1, "")))
             continue
@@ -122,41 +181,88 @@ def cache_key(sources: list[Source]) -> str:
     return sha256_hex(identity)
 
 
-def _cache_file(cache: Path, sources: list[Source]) -> Path:
-    # One entry per set of paths, overwritten when the files change: the cache cannot grow
-    # with every edit.
-    names = sha256_hex("\0".join(str(s.path) for s in sources).encode())[:32]
-    return cache / f"config-{names}.json"
+def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
+    # One entry per set of paths and sealing key, overwritten when the files change: the cache
+    # cannot grow with every edit, and two state directories sharing one cache do not collide.
+    names = sha256_hex(key + "\0".join(str(s.path) for s in sources).encode())[:32]
+    return directory / f"config-{names}.sealed"
 
 
-def load(paths: list[Path], cache: Path | None) -> CompiledConfig:
-    """The compiled config for these files, from the cache when it matches."""
+def load(paths: list[Path], cache: Cache | None) -> CompiledConfig:
+    """The compiled config for these files, from the cache when it matches and is sealed."""
     if not paths:
         return CompiledConfig()
     sources = read_sources(paths)
     key = cache_key(sources)
-    entry = _cache_file(cache, sources) if cache is not None else None
-    if entry is not None:
+    secret = _secret(cache.key_file) if cache is not None else None
+    entry = _cache_file(cache.directory, secret, sources) if cache and secret else None
+    forged = False
+    if entry is not None and secret is not None:
         try:
-            cached = jsonio.loads(entry.read_bytes())
-            if cached["key"] == key:
+            seal, _, payload = entry.read_bytes().partition(b"\n")
+            forged = seal != hmac_sha256_hex(secret, payload).encode()
+            cached = None if forged else jsonio.loads(payload)
+            if cached is not None and cached["key"] == key:
                 return CompiledConfig.from_json(cached["config"])
         except (OSError, ValueError, KeyError, TypeError):
-            pass  # missing, torn or from another version: rebuild below
+            pass  # missing, or sealed by an older ccbridge: rebuild below
     from bridge.config.build import compile_sources
 
     compiled = compile_sources(sources, key)
-    if entry is not None:
-        _store(entry, {"key": key, "config": compiled.to_json()})
+    if entry is not None and secret is not None:
+        payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
+        _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)
+    if forged:
+        return replace(
+            compiled,
+            error=f"{entry}: this compiled-config cache entry was written by something other "
+            "than ccbridge (its seal does not match); it was rebuilt from "
+            + ", ".join(map(str, paths))
+            + ", and the call that found it is refused",
+        )
     return compiled
 
 
-def _store(entry: Path, payload: dict[str, Any]) -> None:
+def _secret(path: Path) -> bytes | None:
+    """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
+    cached: every call compiles, slower but never trusting an unsealed entry)."""
+    try:
+        secret = path.read_bytes()
+        if len(secret) == KEY_BYTES:
+            return secret
+    except FileNotFoundError:
+        pass
+    except OSError:
+        return None
+    secret = os.urandom(KEY_BYTES)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(handle, "wb") as out:
+            out.write(secret)
+        try:
+            os.link(temporary, path)  # the first writer wins; a concurrent one reads its key
+        except FileExistsError:
+            existing = path.read_bytes()
+            if len(existing) == KEY_BYTES:
+                return existing
+            os.replace(temporary, path)  # a damaged key: entries sealed with it are rebuilt
+    except OSError:
+        return None
+    finally:
+        temporary.unlink(missing_ok=True)
+    return secret
+
+
+def _store(entry: Path, content: bytes) -> None:
     """Atomic write: a concurrent reader sees the old entry or the new one, never half."""
     try:
-        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         temporary = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
-        temporary.write_bytes(jsonio.dumps(payload))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
+        with os.fdopen(os.open(temporary, flags, 0o600), "wb") as out:
+            out.write(content)
         os.replace(temporary, entry)
     except OSError:
         pass  # an unwritable cache only costs speed

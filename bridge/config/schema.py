@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from bridge.config.compiled import AuditConfig, GoalConfig
+
 MAX_HOOK_TIMEOUT = 50.0  # seconds: stays under the 60 s CC timeout `ccbridge install` registers
 
 
@@ -88,21 +90,24 @@ class Policies(BaseModel):
         return refs
 
 
+_AUDIT, _GOALS = AuditConfig(), GoalConfig()  # the defaults, kept in one place
+
+
 class Audit(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = True
-    path: str | None = None
-    max_bytes: int = Field(default=16 * 1024 * 1024, ge=4096)
-    keep: int = Field(default=5, ge=1, le=100)
+    enabled: bool = _AUDIT.enabled
+    path: str | None = _AUDIT.path
+    max_bytes: int = Field(default=_AUDIT.max_bytes, ge=4096)
+    keep: int = Field(default=_AUDIT.keep, ge=1, le=100)
 
 
 class Goals(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    enabled: bool = False
-    blocked_min_rounds: int = Field(default=3, ge=0)
-    default_max_rounds: int = Field(default=10, ge=1, le=1000)
+    enabled: bool = _GOALS.enabled
+    blocked_min_rounds: int = Field(default=_GOALS.blocked_min_rounds, ge=0)
+    default_max_rounds: int = Field(default=_GOALS.default_max_rounds, ge=1, le=1000)
 
 
 class BridgeConfig(BaseModel):

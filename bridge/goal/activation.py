@@ -26,13 +26,13 @@ class ProcessIdentity:
 
 
 @dataclass(frozen=True, slots=True)
-class _Stat:
+class Stat:
     name: str
     parent: int
     start_time: int
 
 
-def _read_stat(proc: Path, pid: int) -> _Stat | None:
+def read_stat(proc: Path, pid: int) -> Stat | None:
     try:
         text = (proc / str(pid) / "stat").read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -44,12 +44,12 @@ def _read_stat(proc: Path, pid: int) -> _Stat | None:
         return None
     try:
         # After the name: state, ppid, ... starttime is field 22 of stat, index 19 here.
-        return _Stat(text[open_paren + 1 : close_paren], int(fields[1]), int(fields[19]))
+        return Stat(text[open_paren + 1 : close_paren], int(fields[1]), int(fields[19]))
     except ValueError:
         return None
 
 
-def _passes_through(name: str) -> bool:
+def passes_through(name: str) -> bool:
     return name in PASS_THROUGH or bool(_PYTHON.fullmatch(name))
 
 
@@ -65,10 +65,10 @@ def find_cc_process(
     for _ in range(_MAX_HOPS):
         if pid <= 1:
             return None
-        stat = _read_stat(proc, pid)
+        stat = read_stat(proc, pid)
         if stat is None:
             return None
-        if not _passes_through(stat.name):
+        if not passes_through(stat.name):
             return ProcessIdentity(pid, stat.start_time, boot_id)
         pid = stat.parent
     return None

@@ -119,7 +119,9 @@ def authorize(
     if window is None:
         raise GoalError(
             Code.NO_TURN,
-            f"no turn is open in this session; {_requirement(action)}",
+            f"no turn is open in this session; {_requirement(action)}. If a human did "
+            "prompt this turn, ccbridge is not registered for UserPromptSubmit and Stop: "
+            "ask them to run `ccbridge install`",
             required=required,
         )
     usable = held_levels(window, goal, is_root=is_root) & REQUIRED[action]

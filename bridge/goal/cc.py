@@ -6,10 +6,18 @@ The engine hands over the parsed hook input as a mapping and the goal settings.
 - Stop: `on_stop` admits the next round when the session's goal is active, armed in this Claude
   Code process and has rounds left, and returns the answer `{"decision": "block", "reason":
   <continuation>}`; Claude Code then keeps working with the reason as a meta user message.
-  Otherwise the turn ends (at the cap, the goal is first blocked with reason `round-limit`).
+  Otherwise the turn ends (at the cap, the goal is first blocked with reason `round-limit` and
+  the user is told in a systemMessage).
 - PreToolUse: `on_pre_tool_use` judges `ccbridge goal create|update` Bash commands against the
-  session's turn window and applies an authorized change right here, on the host side. The
-  command itself, when it then runs, only prints the outcome recorded here.
+  session's turn window and keeps an authorized change pending, bound to the session, the
+  tool_use_id and the exact command. The command itself, when it runs, only prints the
+  outcome recorded here.
+- PostToolUse / PostToolUseFailure of that same call: `on_post_tool_use` applies the pending
+  change once (compare-and-set on the revision) and tells the model the result as context. A
+  call that Claude Code never ran (a permission rule, the user's "no", another hook's deny)
+  sends no such event, so its change is never applied; it expires with its turn.
+- Every one of these refuses when this process descends from Claude Code's Bash tool
+  (`provenance.py`): the model cannot record host events by running ccbridge itself.
 
 Claude Code's own cap on consecutive Stop blocks: Claude Code sets `stop_hook_active: true` on
 a Stop that follows a Stop-hook block, and after 8 consecutive blocks (or
@@ -35,12 +43,20 @@ from contextlib import contextmanager
 from typing import Any
 
 from bridge.goal.errors import Code, GoalError
-from bridge.goal.host import GoalHost
+from bridge.goal.host import GoalHost, RoundLimit
+from bridge.goal.invocation import starts_with_goal
 from bridge.goal.request import GET, parse_goal_command
 from bridge.goal.settings import GoalSettings
 from bridge.goal.store import GoalStore
 
-__all__ = ["GoalSettings", "deny_reason", "on_pre_tool_use", "on_stop", "on_user_prompt"]
+__all__ = [
+    "GoalSettings",
+    "deny_reason",
+    "on_post_tool_use",
+    "on_pre_tool_use",
+    "on_stop",
+    "on_user_prompt",
+]
 
 
 def _session_id(event: Mapping[str, Any]) -> str:
@@ -65,10 +81,17 @@ def deny_reason(error: Mapping[str, Any]) -> str:
     return json.dumps({"goal_error": dict(error)}, ensure_ascii=False)
 
 
+def _check_host(settings: GoalSettings) -> None:
+    refusal = settings.provenance()
+    if refusal is not None:
+        raise GoalError(Code.NOT_HOST, f"not recorded: {refusal}")
+
+
 def on_user_prompt(event: Mapping[str, Any], settings: GoalSettings) -> None:
     if not settings.enabled or _agent_id(event) is not None:
         return
     session_id = _session_id(event)
+    _check_host(settings)
     with _host(settings) as host:
         host.human_turn(session_id)
 
@@ -78,34 +101,74 @@ def on_stop(event: Mapping[str, Any], settings: GoalSettings) -> dict[str, Any] 
     if not settings.enabled or _agent_id(event) is not None:
         return None
     session_id = _session_id(event)
+    _check_host(settings)
     with _host(settings) as host:
-        continuation = host.stop(session_id)
-    if continuation is None:
+        outcome = host.stop(session_id)
+    if outcome is None:
         return None
-    return {"decision": "block", "reason": continuation.message}
+    if isinstance(outcome, RoundLimit):
+        return {"systemMessage": outcome.message}
+    return {"decision": "block", "reason": outcome.message}
 
 
-def on_pre_tool_use(event: Mapping[str, Any], settings: GoalSettings) -> str | None:
-    """A deny reason for a goal command that may not or could not run; None to let it through."""
-    if not settings.enabled or event.get("tool_name") != "Bash":
+def _bash_command(event: Mapping[str, Any]) -> str | None:
+    """The command of a Bash call that starts with a goal invocation, else None (cheap)."""
+    if event.get("tool_name") != "Bash":
         return None
     tool_input = event.get("tool_input")
     command = tool_input.get("command") if isinstance(tool_input, Mapping) else None
-    if not isinstance(command, str):
+    return command if isinstance(command, str) and starts_with_goal(command) else None
+
+
+def _tool_use_id(event: Mapping[str, Any]) -> str:
+    value = event.get("tool_use_id")
+    return value if isinstance(value, str) else ""
+
+
+def on_pre_tool_use(event: Mapping[str, Any], settings: GoalSettings) -> str | None:
+    """A deny reason for a goal command that may not or could not run; None to let it through.
+
+    An authorized change is only judged here; `on_post_tool_use` applies it once the call ran.
+    """
+    command = _bash_command(event) if settings.enabled else None
+    if command is None:
         return None
     try:
         request = parse_goal_command(command)
         if request is None or request == GET:
             return None
         session_id = _session_id(event)
-        tool_use_id = event.get("tool_use_id")
+        _check_host(settings)
         with _host(settings) as host:
-            outcome = host.request(
+            outcome = host.judge(
                 session_id,
                 request,
                 agent_id=_agent_id(event),
-                tool_use_id=tool_use_id if isinstance(tool_use_id, str) else "",
+                tool_use_id=_tool_use_id(event),
+                command=command,
             )
     except GoalError as error:
         return deny_reason(error.to_dict())
     return None if outcome["ok"] else deny_reason(outcome["error"])
+
+
+def on_post_tool_use(event: Mapping[str, Any], settings: GoalSettings) -> str | None:
+    """PostToolUse / PostToolUseFailure: Claude Code ran the call, so the change judged for it
+    is applied now. Returns the context that tells the model the goal's resulting state, or
+    None when no change waited for this call. Raises GoalError when the store fails or this
+    process is not a hook of Claude Code's."""
+    command = _bash_command(event) if settings.enabled else None
+    try:
+        request = None if command is None else parse_goal_command(command)
+    except GoalError:
+        return None  # refused at PreToolUse: nothing was judged for it
+    if command is None or request is None or request == GET:
+        return None
+    session_id = _session_id(event)
+    _check_host(settings)
+    with _host(settings) as host:
+        outcome = host.commit(session_id, _tool_use_id(event), command)
+    if outcome is None:
+        return None
+    verdict = "applied" if outcome["ok"] else "NOT applied"
+    return f"ccbridge goal: the change is {verdict}. " + json.dumps(outcome, ensure_ascii=False)

@@ -59,6 +59,22 @@ def _get(session_id: str) -> dict[str, Any]:
     }
 
 
+def _list() -> dict[str, Any]:
+    """Outside a session (a person at a terminal): every session's goal, to pick one from."""
+    store = GoalStore.open_readonly(GoalSettings().db_path)
+    goals = {}
+    if store is not None:
+        with store, store.read() as tx:
+            goals = tx.current_goals()
+    return {
+        "ok": True,
+        "session_id": None,
+        "note": f"not in a session (no ${SESSION_ENV}): every session's goal; "
+        "`ccbridge goal get --session ID` shows one",
+        "sessions": [{"session_id": sid, "goal": goal.to_dict()} for sid, goal in goals.items()],
+    }
+
+
 def _recorded_outcome(request: GoalRequest) -> dict[str, Any]:
     session_id = _session(None)
     store = GoalStore.open_readonly(GoalSettings().db_path)
@@ -93,9 +109,9 @@ def goal() -> None:
 @goal.command("get")
 @click.option("--session", "session_id", help=f"Session id (default: ${SESSION_ENV}).")
 def get_command(session_id: str | None) -> None:
-    """Print the session's current goal as JSON."""
-    resolved = _session(session_id)
-    _run(lambda: _get(resolved))
+    """Print the session's current goal as JSON; outside a session, every session's goal."""
+    resolved = session_id or os.environ.get(SESSION_ENV)
+    _run(lambda: _get(resolved) if resolved else _list())
 
 
 @goal.command("create")

@@ -20,6 +20,8 @@ class Code(StrEnum):
     CORRUPT_LOG = "corrupt_log"
     STORAGE_ERROR = "storage_error"
     NOT_RECORDED = "not_recorded"
+    EXPIRED = "expired"
+    NOT_HOST = "not_host"
 
 
 class GoalError(Exception):

@@ -8,6 +8,7 @@ together or not at all.
 from __future__ import annotations
 
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -18,10 +19,11 @@ from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Action, Change, Goal, Phase, utc_now
 from bridge.goal.request import GoalRequest
 from bridge.goal.settings import GoalSettings
-from bridge.goal.store import GoalStore, Transaction
+from bridge.goal.store import GoalStore, Pending, Transaction
 
 _ARMING = frozenset({Action.CREATE, Action.RESUME})
 _DISARMING = frozenset({Action.PAUSE, Action.COMPLETE, Action.BLOCKED})
+PENDING_NOTE = "judged and allowed; applied when Claude Code reports that this command ran"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +32,22 @@ class Continuation:
 
     goal: Goal
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundLimit:
+    """The goal used its last round and is now blocked; the user is told."""
+
+    goal: Goal
+
+    @property
+    def message(self) -> str:
+        return (
+            f"ccbridge goal {self.goal.id}: all {self.goal.max_rounds} rounds are used, so the "
+            "goal is blocked (round-limit). To go on, raise its cap with `ccbridge goal update "
+            f"--id {self.goal.id} --revision {self.goal.revision} --action edit --max-rounds N` "
+            "and then `--action resume`, asked for in a prompt of yours."
+        )
 
 
 def continuation_message(goal: Goal, blocked_min_rounds: int) -> str:
@@ -57,11 +75,13 @@ class GoalHost:
         *,
         clock: Callable[[], str] = utc_now,
         new_id: Callable[[], str] = new_goal_id,
+        timer: Callable[[], float] = time.time,
     ) -> None:
         self._store = store
         self._settings = settings
         self._clock = clock
         self._new_id = new_id
+        self._timer = timer
 
     def human_turn(self, session_id: str) -> None:
         with self._store.write() as tx:
@@ -69,8 +89,9 @@ class GoalHost:
                 session_id, SessionEvent(EventKind.TURN_START, Source.human()), self._clock()
             )
 
-    def stop(self, session_id: str) -> Continuation | None:
-        """Admit the next round when the goal is active, armed and has rounds left."""
+    def stop(self, session_id: str) -> Continuation | RoundLimit | None:
+        """Admit the next round when the goal is active, armed and has rounds left; at the cap,
+        block the goal (RoundLimit) and end the turn; otherwise just end it (None)."""
         with self._store.write() as tx:
             now = self._clock()
             goal = tx.current_goal(session_id)
@@ -81,7 +102,8 @@ class GoalHost:
                 blocked = rules.block_at_round_limit(goal, now)
                 tx.commit_change(session_id, Change(Action.BLOCKED, blocked))
                 tx.disarm(session_id)
-                return self._end_turn(tx, session_id, now)
+                self._end_turn(tx, session_id, now)
+                return RoundLimit(blocked)
             if tx.rounds_since_human(session_id) >= self._settings.stop_block_cap:
                 # Claude Code would ignore this block; the next human prompt carries on.
                 return self._end_turn(tx, session_id, now)
@@ -105,27 +127,38 @@ class GoalHost:
         if tx.window(session_id) is not None:
             tx.append_event(session_id, SessionEvent(EventKind.TURN_END), now)
 
-    def request(
-        self, session_id: str, request: GoalRequest, *, agent_id: str | None, tool_use_id: str
+    def judge(
+        self,
+        session_id: str,
+        request: GoalRequest,
+        *,
+        agent_id: str | None,
+        tool_use_id: str,
+        command: str,
     ) -> dict[str, Any]:
-        """Judge and apply a goal command; returns the outcome recorded for it.
+        """Judge a goal command at PreToolUse; nothing changes yet.
 
-        The outcome is `{"ok": true, "goal": ..., ...}` or `{"ok": false, "error": ...}`; both
-        are recorded so that the command, when it runs, can print what happened.
+        An authorized change is kept, bound to this session, tool call and exact command,
+        until Claude Code reports that the call ran (`commit`). The outcome, `{"ok": true,
+        "status": "pending", "goal": <as it will be>, ...}` or `{"ok": false, "error": ...}`,
+        is recorded so that the command, when it runs, can print it.
         """
         with self._store.write() as tx:
             try:
-                outcome: dict[str, Any] = {
-                    "ok": True,
-                    **self._apply(tx, session_id, request, agent_id),
-                }
+                outcome = self._judge(tx, session_id, request, agent_id, tool_use_id, command)
             except GoalError as error:
                 outcome = {"ok": False, "error": error.to_dict()}
             tx.record_outcome(session_id, tool_use_id, request.key(), outcome, self._clock())
         return outcome
 
-    def _apply(
-        self, tx: Transaction, session_id: str, request: GoalRequest, agent_id: str | None
+    def _judge(
+        self,
+        tx: Transaction,
+        session_id: str,
+        request: GoalRequest,
+        agent_id: str | None,
+        tool_use_id: str,
+        command: str,
     ) -> dict[str, Any]:
         current = tx.current_goal(session_id)
         level = authorize(
@@ -136,14 +169,75 @@ class GoalHost:
             blocked_min_rounds=self._settings.blocked_min_rounds,
         )
         goal = self._next_goal(current, request)
-        tx.commit_change(session_id, Change(request.action, goal))
-        identity = self._settings.identity()
-        if request.action in _ARMING and identity is not None:
-            tx.arm(session_id, identity)
-        elif request.action in _DISARMING:
-            tx.disarm(session_id)
-        armed = tx.is_armed(session_id, identity)
-        return {"goal": goal.to_dict(), "armed": armed, "authority": level.value}
+        if request.action in _ARMING:
+            armed = self._settings.identity() is not None
+        else:
+            armed = request.action not in _DISARMING and tx.is_armed(
+                session_id, self._settings.identity()
+            )
+        outcome = {
+            "ok": True,
+            "status": "pending",
+            "note": PENDING_NOTE,
+            "goal": goal.to_dict(),
+            "armed": armed,
+            "authority": level.value,
+        }
+        now = self._timer()
+        pending = Pending(
+            command=command,
+            turn_id=tx.turn_id(session_id),
+            head=None if current is None else (current.id, current.revision),
+            change=Change(request.action, goal),
+            outcome=outcome,
+            expires=now + self._settings.pending_ttl_s,
+        )
+        tx.put_pending(session_id, tool_use_id, pending, now)
+        return outcome
+
+    def commit(self, session_id: str, tool_use_id: str, command: str) -> dict[str, Any] | None:
+        """Apply the change judged for this tool call, once, now that the call ran.
+
+        None when nothing waits for this call. Otherwise the outcome: the change is applied
+        only while its turn is open, before it expires, for the very command judged, and while
+        the goal is still at the revision it was judged against (compare-and-set).
+        """
+        with self._store.write() as tx:
+            pending = tx.take_pending(session_id, tool_use_id)
+            if pending is None:
+                return None
+            try:
+                self._check_pending(tx, session_id, pending, command)
+                tx.commit_change(session_id, pending.change)
+                action, identity = pending.change.action, self._settings.identity()
+                if action in _ARMING and identity is not None:
+                    tx.arm(session_id, identity)
+                elif action in _DISARMING:
+                    tx.disarm(session_id)
+                return {
+                    "ok": True,
+                    "goal": pending.change.goal.to_dict(),
+                    "armed": tx.is_armed(session_id, identity),
+                    "authority": pending.outcome.get("authority"),
+                }
+            except GoalError as error:
+                return {"ok": False, "error": error.to_dict()}
+
+    def _check_pending(
+        self, tx: Transaction, session_id: str, pending: Pending, command: str
+    ) -> None:
+        if command != pending.command:
+            raise GoalError(Code.INVALID_REQUEST, "the command that ran is not the one judged")
+        if self._timer() > pending.expires or tx.turn_id(session_id) != pending.turn_id:
+            raise GoalError(Code.EXPIRED, "the change expired before its command ran")
+        current = tx.current_goal(session_id)
+        head = None if current is None else (current.id, current.revision)
+        if head != pending.head:
+            raise GoalError(
+                Code.STALE_REVISION,
+                "the goal changed between judging this command and running it; run "
+                "`ccbridge goal get` and try again",
+            )
 
     def _next_goal(self, current: Goal | None, request: GoalRequest) -> Goal:
         now = self._clock()

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from dataclasses import asdict, dataclass
 from pathlib import PurePath
 from typing import Literal
 
 from bridge.goal.errors import Code, GoalError
+from bridge.goal.invocation import starts_with_goal
 from bridge.goal.model import UPDATE_ACTIONS, Action
 
 
@@ -32,12 +32,17 @@ class GoalRequest:
 
 GET: Literal["get"] = "get"
 
-_MENTION = re.compile(r"\bgoal\s+(create|update)\b")
 _PYTHON = re.compile(r"python[0-9.]*")
 _INTEGER = re.compile(r"-?[0-9]+")
 # A shell would expand these even inside double quotes, so the program would not see what we parse.
 _EXPANSION = re.compile(r"[$`\n\r]")
 _OPERATOR_CHARS = "();<>|&"
+# Shell words, each found by one regex match: linear in the command's length (shlex builds
+# each token one character at a time and is quadratic in a long one).
+_SPACE = re.compile(r"[ \t\n]+")
+_OPERATOR = re.compile(r"[();<>|&]+")
+_WORD_PART = re.compile(r"""[^ \t\n'"\\();<>|&]+|'[^']*'|"[^"\\]*(?:\\.[^"\\]*)*"|\\.""", re.S)
+_QUOTED_ESCAPE = re.compile(r"""\\([$`"\\\n])""")
 
 _CREATE_OPTIONS = {"--objective": "objective", "--max-rounds": "max_rounds"}
 _UPDATE_OPTIONS = {
@@ -59,12 +64,36 @@ def _bad(message: str) -> GoalError:
     )
 
 
+def _unquote(part: str) -> str:
+    if part[0] == "'":
+        return part[1:-1]
+    if part[0] == '"':
+        return _QUOTED_ESCAPE.sub(lambda m: "" if m[1] == "\n" else m[1], part[1:-1])
+    if part[0] == "\\":
+        return "" if part[1] == "\n" else part[1]
+    return part
+
+
 def _shell_words(command: str) -> list[str]:
-    """Words as sh splits them; unquoted operators (`;`, `&&`, `>`...) are words of their own."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=_OPERATOR_CHARS)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    return list(lexer)
+    """Words as sh splits them; unquoted operators (`;`, `&&`, `>`...) are words of their own.
+    Raises ValueError on an unclosed quote or a trailing backslash."""
+    words: list[str] = []
+    index, end = 0, len(command)
+    while index < end:
+        match = _SPACE.match(command, index) or _OPERATOR.match(command, index)
+        if match is not None:
+            if not match[0].isspace():
+                words.append(match[0])
+            index = match.end()
+            continue
+        parts = []
+        while (match := _WORD_PART.match(command, index)) is not None:
+            parts.append(_unquote(match[0]))
+            index = match.end()
+        if not parts:
+            raise ValueError(f"no closing quotation or escaped character at {index}")
+        words.append("".join(parts))
+    return words
 
 
 def _goal_arguments(tokens: list[str]) -> list[str] | None:
@@ -84,21 +113,19 @@ def _goal_arguments(tokens: list[str]) -> list[str] | None:
 def parse_goal_command(command: str) -> GoalRequest | Literal["get"] | None:
     """The goal request in a Bash command; None when it is not a goal change (or is --help).
 
-    Raises GoalError when the command mentions a goal change but is not one plain invocation.
+    Raises GoalError when the command starts with a goal invocation but is not one plain
+    invocation.
     """
-    mentions_change = bool(_MENTION.search(command))
+    if not starts_with_goal(command):
+        return None
     try:
         tokens = _shell_words(command)
     except ValueError as error:
-        if mentions_change:
-            raise _bad(f"cannot parse the command: {error}") from None
-        return None
+        raise _bad(f"cannot parse the command: {error}") from None
     compound = any(set(token) <= set(_OPERATOR_CHARS) for token in tokens)
     arguments = None if compound else _goal_arguments(tokens)
     if arguments is None:
-        if mentions_change:
-            raise _bad("a goal change must be the whole command, not part of a larger one")
-        return None
+        raise _bad("a goal change must be the whole command, not part of a larger one")
     verb, options = (arguments[0], arguments[1:]) if arguments else ("", [])
     if verb == GET:
         return GET

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bridge import paths
 from bridge.goal.activation import ProcessIdentity, find_cc_process
+from bridge.goal.provenance import bash_tool_refusal
 
 DB_NAME = "goals.sqlite3"
 # Claude Code ends a turn after this many consecutive Stop-hook blocks unless told otherwise.
@@ -30,8 +31,13 @@ class GoalSettings:
     default_max_rounds: int = 10
     state_dir: Path = field(default_factory=paths.state_dir)
     stop_block_cap: int = field(default_factory=stop_block_cap_from_env)
+    # A judged goal change not reported as run by then is dropped. Generous: in an interactive
+    # session the call may wait for the user's answer to a permission prompt.
+    pending_ttl_s: float = 3600.0
     # Injectable so tests can play a restarted Claude Code process.
     identity: Callable[[], ProcessIdentity | None] = find_cc_process
+    # Why this process may not record host events (None: Claude Code started it as a hook).
+    provenance: Callable[[], str | None] = bash_tool_refusal
 
     @property
     def db_path(self) -> Path:

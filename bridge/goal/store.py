@@ -10,10 +10,13 @@ history, so their cost does not grow with it.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +26,8 @@ from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Change, Goal
 from bridge.goal.rules import check_change, parse_change
 
-SCHEMA_VERSION = 1
-_SCHEMA = """
+SCHEMA_VERSION = 2
+_SCHEMA_V1 = """
 CREATE TABLE goal_changes (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
@@ -64,6 +67,23 @@ CREATE TABLE outcomes (
 );
 CREATE INDEX outcomes_by_request ON outcomes (session_id, request_key, turn_id);
 """
+# A judged goal change waits here for evidence that Claude Code ran its command.
+_SCHEMA_V2 = """
+CREATE TABLE pending (
+    session_id TEXT NOT NULL,
+    tool_use_id TEXT NOT NULL,
+    command TEXT NOT NULL,
+    turn_id INTEGER,
+    head_goal_id TEXT,
+    head_revision INTEGER,
+    change TEXT NOT NULL,
+    outcome TEXT NOT NULL,
+    expires REAL NOT NULL,
+    PRIMARY KEY (session_id, tool_use_id)
+) WITHOUT ROWID;
+"""
+# Each entry takes a store from version i + 1 to i + 2.
+_MIGRATIONS = (_SCHEMA_V1, _SCHEMA_V2)
 
 
 def _storage_error(error: sqlite3.Error) -> GoalError:
@@ -97,6 +117,15 @@ class Transaction:
 
     def current_goal(self, session_id: str) -> Goal | None:
         return self._head(session_id)[1]
+
+    def current_goals(self) -> dict[str, Goal]:
+        """Every session's current goal, by session id."""
+        rows = self._db.execute(
+            "SELECT session_id, seq, event FROM goal_changes JOIN (SELECT session_id, "
+            "MAX(seq) AS seq FROM goal_changes GROUP BY session_id) USING (session_id, seq) "
+            "ORDER BY session_id"
+        ).fetchall()
+        return {row[0]: _parse_change(row[1], row[2]).goal for row in rows}
 
     def commit_change(self, session_id: str, change: Change) -> None:
         """Append a change after checking it against the head; callers hold a write lock."""
@@ -232,6 +261,55 @@ class Transaction:
         value = json.loads(row[0])
         return value if isinstance(value, dict) else None
 
+    # -- judged changes waiting for their command ---------------------------------------------
+
+    def put_pending(self, session_id: str, tool_use_id: str, pending: Pending, now: float) -> None:
+        self._db.execute("DELETE FROM pending WHERE expires < ?", (now,))
+        head_id, head_revision = pending.head or (None, None)
+        self._db.execute(
+            "INSERT OR REPLACE INTO pending (session_id, tool_use_id, command, turn_id, "
+            "head_goal_id, head_revision, change, outcome, expires) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                tool_use_id,
+                pending.command,
+                pending.turn_id,
+                head_id,
+                head_revision,
+                _dumps(pending.change.to_event()),
+                _dumps(pending.outcome),
+                pending.expires,
+            ),
+        )
+
+    def take_pending(self, session_id: str, tool_use_id: str) -> Pending | None:
+        """The change judged for this call, removed so that no event can apply it twice."""
+        rows = self._db.execute(
+            "DELETE FROM pending WHERE session_id = ? AND tool_use_id = ? RETURNING "
+            "command, turn_id, head_goal_id, head_revision, change, outcome, expires",
+            (session_id, tool_use_id),
+        ).fetchall()
+        if not rows:
+            return None
+        command, turn_id, head_id, head_revision, change, outcome, expires = rows[0]
+        head = None if head_id is None else (str(head_id), int(head_revision))
+        return Pending(
+            command, turn_id, head, _parse_change(0, change), json.loads(outcome), expires
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A judged goal change waiting for its command to run (see GoalHost.judge)."""
+
+    command: str
+    turn_id: int | None
+    head: tuple[str, int] | None
+    change: Change
+    outcome: dict[str, Any]
+    expires: float
+
 
 def _event(
     kind: str, source_kind: str | None, goal_id: str | None, revision: int | None, round: int | None
@@ -240,6 +318,31 @@ def _event(
         None if source_kind is None else Source(SourceKind(source_kind), goal_id, revision, round)
     )
     return SessionEvent(EventKind(kind), source)
+
+
+def _private_file(path: Path) -> None:
+    """The store's directory 0700 and its file 0600 (SQLite gives -wal and -shm the file's
+    mode): goal state is the authority, and other users have no business reading it."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    _restrict(path.parent, 0o700)
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    _restrict(path, 0o600)
+
+
+def _restrict(target: Path, mode: int) -> None:
+    status = target.stat()
+    if status.st_mode & 0o077 and status.st_uid == os.getuid():
+        target.chmod(mode)
+
+
+@contextmanager
+def _exclusive(lock_path: Path) -> Iterator[None]:
+    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
 
 
 def _parse_change(position: int, text: str) -> Change:
@@ -259,17 +362,17 @@ class GoalStore:
     @classmethod
     def open(cls, path: Path, *, timeout: float = 30.0) -> GoalStore:
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _private_file(path)
             db = sqlite3.connect(path, timeout=timeout, isolation_level=None)
         except OSError as error:
-            raise GoalError(Code.STORAGE_ERROR, f"cannot create {path.parent}: {error}") from None
+            raise GoalError(Code.STORAGE_ERROR, f"cannot create {path}: {error}") from None
         except sqlite3.Error as error:
             raise _storage_error(error) from None
         store = cls(db)
         try:
-            db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = FULL")
-            store._migrate()
+            if store._schema_version() != SCHEMA_VERSION:
+                store._set_up(path)
         except sqlite3.Error as error:
             store.close()
             raise _storage_error(error) from None
@@ -297,21 +400,25 @@ class GoalStore:
     def _schema_version(self) -> int:
         return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
-    def _migrate(self) -> None:
-        # Only a new file takes the write lock; checking again under it settles a race to create.
-        if self._schema_version() == 0:
+    def _set_up(self, path: Path) -> None:
+        """WAL mode and the schema, for a new or older store. Switching to WAL needs the file
+        to itself and SQLite may answer "database is locked" instead of waiting, so every
+        process that sets up takes a lock file first; checking again under it settles a race."""
+        with _exclusive(path.with_name(path.name + ".lock")):
+            version = self._schema_version()
+            if version == 0:
+                self._db.execute("PRAGMA journal_mode = WAL")
+            if version > SCHEMA_VERSION:
+                raise GoalError(
+                    Code.STORAGE_ERROR,
+                    f"goal store has schema version {version}; ccbridge knows {SCHEMA_VERSION}",
+                )
             with self.write():
-                if self._schema_version() == 0:
-                    for statement in _SCHEMA.split(";"):
+                for schema in _MIGRATIONS[version:]:
+                    for statement in schema.split(";"):
                         if statement.strip():
                             self._db.execute(statement)
-                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        version = self._schema_version()
-        if version != SCHEMA_VERSION:
-            raise GoalError(
-                Code.STORAGE_ERROR,
-                f"goal store has schema version {version}; ccbridge knows {SCHEMA_VERSION}",
-            )
+                self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     @contextmanager
     def write(self) -> Iterator[Transaction]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bridge.pipeline.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from typing import Any
 
 
 @record(frozen=True, slots=True)

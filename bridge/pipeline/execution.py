@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from bridge.pipeline.record import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from typing import Any
 
 
 def freeze(value: Any) -> Any:

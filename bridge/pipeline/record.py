@@ -12,10 +12,16 @@ copying. `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` still work
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar, dataclass_transform
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` costs a hook call some 2 ms: type checkers only
+    from collections.abc import Callable
+    from typing import Any, TypeVar, dataclass_transform
 
-T = TypeVar("T")
+    T = TypeVar("T")
+else:
+
+    def dataclass_transform(**_specifiers: object) -> object:
+        return lambda decorator: decorator
 
 
 class _Missing:

@@ -7,8 +7,7 @@ pipeline for a host that executes its own tools in-process. Each returns a trace
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Generic, Literal, TypeVar
+from collections.abc import Callable
 
 from bridge.pipeline.decisions import (
     Accept,
@@ -24,7 +23,26 @@ from bridge.pipeline.decisions import (
 from bridge.pipeline.execution import Execution, ToolResult
 from bridge.pipeline.record import field, record, replace
 
-F = TypeVar("F")
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping, Sequence
+    from typing import Generic, Literal, TypeVar
+
+    F = TypeVar("F")
+    # "deferred": the host asks the user itself after we answer (Claude Code's permission prompt).
+    Approval = Literal["allowed_once", "rejected", "cancelled", "unavailable", "deferred"]
+else:
+
+    class Generic:
+        """At run time `Named[...]` only has to be subscriptable (in annotations and aliases)."""
+
+        __slots__ = ()
+
+        def __class_getitem__(cls, _item: object) -> type:
+            return cls
+
+    F = None
+    Approval = str
 
 
 @record(frozen=True, slots=True)
@@ -58,8 +76,6 @@ Wrapper = Callable[[Execution, CancelSignal, Callable[[CancelSignal], ToolResult
 PostListener = Callable[[Execution, ToolResult, Callable[[], PostDecision]], PostDecision]
 Observer = Callable[[Execution, ToolResult], None]
 
-# "deferred": the host asks the user itself after we answer (Claude Code's permission prompt).
-Approval = Literal["allowed_once", "rejected", "cancelled", "unavailable", "deferred"]
 ApprovalChannel = Callable[[Execution, Ask], Approval]
 
 

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import sys
-from typing import BinaryIO
 
 from bridge.pipeline import Execution, Guard
 from bridge.wire.answer import deny
 from bridge.wire.event import EventError, read_event
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from typing import BinaryIO
 
 
 def run_guard_as_hook(

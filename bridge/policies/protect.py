@@ -3,7 +3,37 @@
 An entry is a path or a glob (`*`, `?`, `[...]`, `**` for any number of directories). Absolute
 entries (after `~`) are anchored at the root; relative ones match at any depth, so `.env`
 protects every `.env` and `.ssh/**` everything in any `.ssh`. A path is protected when it, or a
-directory above it, matches. Only writes are judged: reading a secret is not this guard's job.
+directory above it, matches; and a command that writes, moves or deletes a directory *above* a
+protected path (`rm -rf .claude`, `mv .claude x`, `tar -x` into the project) touches it too.
+Only writes are judged: reading a secret is not this guard's job.
+
+The Bash judgement reads the parsed command (`bridge.policies.shell`), not its text. What it
+sees: redirections; the operands of commands that write, move, delete, link or re-permission
+files (`WRITERS`, `sed -i`/`sed w`, `perl -i`, `awk` print redirections, editors); `cp`/`mv`/
+`rsync` destinations, recursive copies into a directory above a protected path; `find` with
+`-delete` or a writing `-exec`; archive extraction (`tar -x`, `unzip`, `7z x`, `cpio -i`) into
+its directory; `git apply`/`git am`/`patch` by the paths in the patch; path-like strings in
+inline interpreter code (`python -c`, `node -e`, here-documents); and all of that inside
+`$(...)`, `sh -c`, `eval`, wrappers (`sudo`, `env`, `flock`, `setpriv` ...) and `find -exec`.
+
+The self-protection guard (`self_protection_guard`) is stricter. Besides the writes above it
+denies: any command that names a path inside ccbridge's state or cache (`sqlite3`, `cat`,
+Python's `open`, all alike); running ccbridge itself except `ccbridge goal` and read-only
+commands (also as `python -m bridge`, `from bridge import ...`, `runpy`, a path ending in
+`/ccbridge`, a `ccbridge run` word pair behind an unknown wrapper); and, failing closed, any
+word it cannot resolve before the command runs (see `bridge.policies.shell`: `$x`, `$(...)`,
+`${X:?}`) where it matters: the command name, an operand or redirection a command writes, the
+program an interpreter runs, or a writer fed by `xargs`. Variables the command line assigns
+literally are put in first (`D=/x/sta; sqlite3 ${D}te/goals.sqlite3` is read as written out),
+then variables of the hook's environment that the line does not assign (`$HOME`, `$TMPDIR`).
+A command that only reads or prints (`echo $HOME`, `ls $(pwd)`, `git commit -m "$(cat m)"`)
+passes; any other with an unresolvable word is denied when the line mentions a piece of a
+protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...).
+
+Not covered, by design of a text judgement: a program that computes a protected path itself
+(a script file the agent wrote and then runs, inline code that assembles the path from
+pieces, a compiled binary), and git operations that rewrite tracked files from history. The
+hard boundary is Claude Code's sandbox; see docs/guarantees.md.
 """
 
 from __future__ import annotations
@@ -13,26 +43,33 @@ import operator
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator, Sequence
 from fnmatch import fnmatchcase
 from itertools import accumulate, islice, pairwise
 from pathlib import Path
 
+from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Execution, Guard
 from bridge.pipeline.record import record
 from bridge.policies.shell import (
     SHELLS,
+    Script,
     SimpleCommand,
+    Unparseable,
     bash_script,
     expand_home,
     interpreter,
+    parse,
     program,
+    skip_options,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 DEFAULT_SECRET_PATTERNS = (
     ".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".ssh/**", ".aws/credentials", ".netrc",
 )  # fmt: skip
-CC_SETTINGS_PATTERNS = ("~/.claude/settings*.json", "**/.claude/settings*.json")
 PATH_TOOLS = {
     "Write": "file_path",
     "Edit": "file_path",
@@ -43,13 +80,54 @@ PATH_TOOLS = {
 WRITERS = frozenset(
     {
         *("tee", "mv", "cp", "rm", "rmdir", "unlink", "ln", "truncate", "install", "touch"),
-        *("chmod", "chown", "chgrp", "shred", "rsync", "dd", "patch"),
+        *("chmod", "chown", "chgrp", "shred", "rsync", "dd", "patch", "chattr", "setfacl"),
+        *("ed", "red", "ex", "vi", "vim", "nvim", "emacs", "nano", "sponge", "sqlite3"),
+        *("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "split"),
     }
 )
-_COPIERS = frozenset({"cp", "mv", "ln", "install", "rsync"})  # last operand may be a directory
+_COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
+_MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
+_RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".z", ".Z")
+# Commands whose words are only read or printed: an unresolvable word in them writes nothing.
+_READERS = frozenset(
+    {
+        *("echo", "printf", "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc"),
+        *("stat", "file", "test", "[", "[[", "pwd", "date", "basename", "dirname", "realpath"),
+        *("readlink", "which", "type", "diff", "cmp", "less", "more", "uniq", "cut", "tr", "du"),
+        *("df", "id", "whoami", "hostname", "uname", "printenv", "seq", "sleep", "true"),
+        *("false", ":", "cd", "pushd", "popd", "exit", "return", "kill", "wait", "jobs", "nproc"),
+        *("tree", "md5sum", "sha256sum", "sha1sum", "od", "xxd", "hexdump", "column", "nl"),
+        *("pgrep", "ps", "env", "export", "local", "declare", "read", "shift", "set", "unset"),
+    }
+)
+_GIT_READERS = frozenset(
+    {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "commit", "add"}
+    | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
+)
 _GLOB = re.compile(r"[*?[]")
 _CODE_TOKEN_SEPARATORS = re.compile(r"[\s'\"`()\[\]{},;:<>|&+]+")
+_CODE_DESTROYS = re.compile(
+    r"rmtree|rename|replace|remove|unlink|move|copytree|chmod|extractall|rmSync|renameSync"
+    r"|unlinkSync|rm_rf|\brm\b|\bmv\b"
+)
+_CODE_WRITES = re.compile(
+    r"open|write|dump|save|rename|replace|remove|unlink|rmtree|rmSync|system|subprocess|exec"
+    r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
+)
+_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_AWK_OUTPUT = re.compile(
+    r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)"
+)
+_SED_WRITE = re.compile(r"(?:^|[;/\s}])w\s+(\S+)")
+_PATCH_PATH = re.compile(
+    r"^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)", re.MULTILINE
+)
 _MAX_GLOB_MATCHES = 1000
+# How far below a written path a protected one is hit: not at all (a file is written), one level
+# (files land in a directory: its direct contents), any depth (it is deleted, moved, extracted).
+NOT_ABOVE, PARENT_ABOVE, ANY_ABOVE = 0, 1, 1 << 10
+_MAX_PATCH_BYTES = 1 << 20
 
 
 @record(frozen=True, slots=True)
@@ -63,12 +141,35 @@ class _Entry:
         lead = () if self.anchored else ("**",)
         return _match((*lead, *self.parts, "**"), parts)
 
+    def beneath(self, parts: tuple[str, ...], levels: int) -> bool:
+        """Whether this entry lies at most `levels` below the directory `parts` (absolute)."""
+        own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
+        if self.anchored:
+            lowest = max(0, len(own) - levels)
+            return any(_match(own[:k], parts) for k in range(lowest, len(own)))
+        return any(  # `**/.claude/x` lies below any directory named `.claude`
+            _match(("**", *own[:k]), parts)
+            for k in range(max(1, len(own) - levels), len(own))
+            if set(own[:k]) != {"**"}
+        )
+
     def could_end_with(self, parts: tuple[str, ...]) -> bool:
         """Whether a relative path of unknown base could name this entry (or a file in it)."""
         return any(
             _match((*self.parts[start:], "**"), parts)
             for start in range(len(self.parts))
             if set(self.parts[start:]) != {"**"}  # a bare `**` tail would fit any path
+        )
+
+    def named(self, pattern: str, inside: bool = True) -> bool:
+        """Whether a file name pattern (`find -name`) could match this entry or a directory
+        holding it (or, `inside`, a file in an entry that is a directory)."""
+        if inside and self.parts[-1:] == ("**",):
+            return True
+        return any(  # a directory on the way matched: `-exec rm -rf {} +` takes all below it
+            fnmatchcase(part, pattern) or fnmatchcase(pattern, part)
+            for part in self.parts
+            if part != "**"
         )
 
 
@@ -89,14 +190,15 @@ def _split(path: str) -> tuple[str, ...]:
     return tuple(part for part in posixpath.normpath(path).split("/") if part not in ("", "."))
 
 
-def _entries(spec: str | Path) -> Iterator[_Entry]:
+def _entries(spec: str | Path, tree: bool) -> Iterator[_Entry]:
     text = expand_home(os.path.expanduser(str(spec)))
     anchored = text.startswith("/")
-    yield _Entry(str(spec), _split(text), anchored)
+    tail = ("**",) if tree else ()  # a directory: any name inside it is protected
+    yield _Entry(str(spec), (*_split(text), *tail), anchored)
     if anchored and not _GLOB.search(text):  # a protected symlink: its target too
         real = _realpath(text)
         if real is not None and _split(real) != _split(text):
-            yield _Entry(str(spec), _split(real), True)
+            yield _Entry(str(spec), (*_split(real), *tail), True)
 
 
 def _realpath(path: str) -> str | None:
@@ -107,14 +209,26 @@ def _realpath(path: str) -> str | None:
 
 
 class _Protection:
-    def __init__(self, paths: Sequence[str | Path], label: str) -> None:
-        self.entries = tuple(entry for spec in paths for entry in _entries(spec))
+    def __init__(
+        self, paths: Sequence[str | Path], label: str, trees: Sequence[str | Path] = ()
+    ) -> None:
+        self.entries = (
+            *(entry for spec in paths for entry in _entries(spec, False)),
+            *(entry for spec in trees for entry in _entries(spec, True)),
+        )
         self.label = label
 
     def match(
-        self, path: str, cwd: str, shell_word: bool = False, unknown_base: bool = False
+        self,
+        path: str,
+        cwd: str,
+        shell_word: bool = False,
+        unknown_base: bool = False,
+        above: int = NOT_ABOVE,
+        names: tuple[str, ...] = (),
     ) -> str | None:
-        """The protected entry `path` hits, resolved in `cwd` (a shell word: globs expanded)."""
+        """The protected entry `path` hits, resolved in `cwd` (a shell word: globs expanded);
+        `above`: so does a directory at most that many levels above an entry."""
         path = expand_home(path)
         base = cwd if cwd.startswith("/") else os.getcwd()
         absolute = posixpath.join(base, path)
@@ -122,7 +236,13 @@ class _Protection:
         for expanded in (absolute, *(self._globbed(absolute) if shell_word else ())):
             forms |= {_split(expanded), _split(_realpath(expanded) or expanded)}
         for entry in self.entries:
-            if any(entry.protects(form) for form in forms):
+            named = any(entry.named(name) for name in names)
+            if not entry.anchored and any(entry.named(name, False) for name in names):
+                return entry.spec  # `find x -name .env -delete`
+            below = above and (named or not names)
+            if any(
+                entry.protects(form) or (below and entry.beneath(form, above)) for form in forms
+            ):
                 return entry.spec
             if unknown_base and not path.startswith("/") and entry.could_end_with(_split(path)):
                 return entry.spec
@@ -138,6 +258,17 @@ class _Protection:
             return []
 
 
+@record(frozen=True, slots=True)
+class _Target:
+    """A path a command may write: `dynamic` if only known when it runs; `above`: how many
+    levels below it writing it reaches (a deletion, a move or an extraction: all of them)."""
+
+    text: str
+    dynamic: bool = False
+    above: int = ANY_ABOVE
+    names: tuple[str, ...] = ()  # `find -name` patterns: only entries they could name count
+
+
 def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected path") -> Guard:
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
     protection = _Protection(paths, label)
@@ -146,7 +277,10 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
         if execution.tool_name in PATH_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
-            return _bash(protection, execution)
+            script = bash_script(execution.input)
+            if isinstance(script, str):
+                return script
+            return _Bash(protection, None, execution.cwd, None).judge(script, "")
         return None
 
     return guard
@@ -159,69 +293,58 @@ SELF_PROTECTION = "ccbridge self-protection"
 _AGENT_SUBCOMMANDS = frozenset(
     {"goal", "test", "check", "schema", "audit", "doctor", "--help", "-h", "--version"}
 )
+_FORBIDDEN_SUBCOMMANDS = frozenset({"run", "explain", "install", "uninstall"})
 # The same, spelled inside another command's text (a script being written, inline code).
 _CCBRIDGE_TEXT = re.compile(
-    r"(?:^|[\s/;|&(`'\"])ccbridge\s+(?:run|explain|install|uninstall)\b|"
-    r"\bbridge\.(?:main|engine|goal|cli)\b|-m\s+bridge\b"
+    r"(?:^|[\s/;|&(`'\"])ccbridge['\"]?[\s,]+['\"]?(?:run|explain|install|uninstall)\b|"
+    r"\bbridge\.(?:main|engine|goal|cli|policies|config|audit|wire|pipeline)\b|-m\s+bridge\b|"
+    r"\b(?:from|import)\s+bridge\b|\brunpy\b|\bimport_module\s*\(\s*['\"]bridge"
 )
+_PACKAGE = posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__)))
+# Names that give away a protected path in a command line that also holds an unknown word.
+_STATE_NAMES = ("goals.sqlite3", "audit.jsonl", ".claude", "ccbridge", "settings.json")
 
 
 def self_protection_guard(
     settings_files: Sequence[str | Path] = CC_SETTINGS_PATTERNS,
     config_files: Sequence[str | Path] = (),
     state_dir: str | Path | Sequence[str | Path] | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Guard:
     """ccbridge's own guard: nobody edits the hook settings or its config, nobody touches its
-    state (the goal store and the audit trail are the authority), and the agent runs no
-    ccbridge command but `ccbridge goal`.
+    state (the goal store, the audit trail and the compiled-config cache are the authority),
+    and the agent runs no ccbridge command but `ccbridge goal` and read-only ones.
 
-    `state_dir` is the state/audit directory, or several such paths (say, a separate audit log).
-    Unlike settings and config, which are only guarded against writes, a Bash command that so
-    much as names a state path is denied: `sqlite3 <state>/goals.sqlite3 "INSERT ..."` writes
-    without any writing command we could recognise.
+    `state_dir` is the state/audit directory, or several such paths (the cache, a separate
+    audit log). Unlike settings and config, which are only guarded against writes, a Bash
+    command that so much as names a state path is denied: `sqlite3 <state>/goals.sqlite3
+    "INSERT ..."` writes without any writing command we could recognise. `env` is the
+    environment the agent's commands run with (variables it does not set are put in).
     """
     state = [state_dir] if isinstance(state_dir, str | Path) else list(state_dir or ())
-    writes = protected_paths_guard([*settings_files, *config_files, *state], SELF_PROTECTION)
-    sealed = _Protection(state, SELF_PROTECTION)
+    writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, state)
+    sealed = _Protection([], SELF_PROTECTION, state)
+    names = {*_STATE_NAMES, *(posixpath.basename(str(p).rstrip("/")) for p in state)}
+    context = _Strict(dict(os.environ if env is None else env), frozenset(names - {""}))
 
     def guard(execution: Execution) -> str | None:
-        objection = writes(execution)
-        if objection is None and execution.tool_name == "Bash":
-            objection = _sealed(sealed, execution)
-        return objection
+        if execution.tool_name in PATH_TOOLS:
+            return _path_tool(writes, execution)
+        if execution.tool_name != "Bash":
+            return None
+        script = bash_script(execution.input)
+        if isinstance(script, str):
+            return script
+        text = str(execution.input.get("command", ""))
+        return _Bash(writes, sealed, execution.cwd, context).judge(script, text)
 
     return guard
 
 
-def _sealed(protection: _Protection, execution: Execution) -> str | None:
-    script = bash_script(execution.input)
-    if isinstance(script, str):  # the write check has denied it already
-        return script
-    moves = any(c.name in ("cd", "pushd", "popd") for c in script.commands())
-    for command in script.commands():
-        if _runs_ccbridge(command):
-            return (
-                f"{protection.label}: `{_show(command)}` runs ccbridge itself; the agent may not "
-                "run `ccbridge run`, `explain`, `install` or `uninstall` (they could forge hook "
-                "events or rewrite the registration)"
-            )
-        for word in (*_words(command.words), *_code_tokens(command)):
-            spec = protection.match(word, execution.cwd, True, unknown_base=moves)
-            if spec is not None:
-                return (
-                    f"{protection.label}: `{_show(command)}` names {word}, inside ccbridge's "
-                    f"state {spec!r}, which the agent may not touch"
-                )
-    return None
-
-
-def _runs_ccbridge(command: SimpleCommand) -> bool:
-    if command.name == "ccbridge":
-        return len(command.argv) < 2 or command.argv[1] not in _AGENT_SUBCOMMANDS
-    argv = command.argv
-    if any(a == "-m" and b.split(".")[0] == "bridge" for a, b in pairwise(argv)):
-        return True  # python -m bridge ...
-    return any(_CCBRIDGE_TEXT.search(text) for text in (*command.words, *_code_tokens(command)))
+@record(frozen=True, slots=True)
+class _Strict:
+    env: dict[str, str]
+    names: frozenset[str]
 
 
 def _path_tool(protection: _Protection, execution: Execution) -> str | None:
@@ -235,33 +358,252 @@ def _path_tool(protection: _Protection, execution: Execution) -> str | None:
     return f"{protection.label}: {execution.tool_name} to {path} is denied (matches {spec!r})"
 
 
-def _bash(protection: _Protection, execution: Execution) -> str | None:
-    script = bash_script(execution.input)
-    if isinstance(script, str):
-        return script
-    moves = any(c.name in ("cd", "pushd", "popd") for c in script.commands())
-    unknown = ""
-    for command_ in script.commands():
-        for target in _written(command_):
-            if "$" in target or "`" in target:
-                unknown = unknown or target
-            spec = protection.match(target, execution.cwd, True, unknown_base=moves)
-            if spec is not None:
+class _Bash:
+    """One Bash call judged; `strict` (self-protection) fails closed on what it cannot read."""
+
+    def __init__(
+        self, writes: _Protection, sealed: _Protection | None, cwd: str, strict: _Strict | None
+    ) -> None:
+        self.writes, self.sealed, self.cwd, self.strict = writes, sealed, cwd, strict
+        self.label = writes.label
+        self.moves = False
+        self.assigned: frozenset[str] = frozenset()
+        self.depth = 0
+
+    def judge(self, script: Script, text: str) -> str | None:
+        """The objection to a parsed command line (`text`: its source, to put variables in)."""
+        variants = [script]
+        if self.strict is not None and text:
+            from bridge.policies.variables import with_literal_values
+
+            variants = with_literal_values(script, text)
+        return next(filter(None, map(self._script, variants)), None)
+
+    def _script(self, script: Script) -> str | None:
+        commands = list(script.commands())
+        self.moves = self.moves or any(c.name in ("cd", "pushd", "popd") for c in commands)
+        self.assigned = self.assigned | _assigned(commands)
+        unknown = ""
+        for command in commands:
+            if self.strict is not None and (reason := self._strict(command, script)):
+                return reason
+            for target in _written(command):
+                candidates = self._resolve(target)
+                if candidates is None:
+                    if self.strict is not None:
+                        return (
+                            f"{self.label}: cannot tell what `{_show(command)}` writes: "
+                            f"{target.text} is only known when the command runs"
+                        )
+                    unknown = unknown or target.text
+                    candidates = [target.text]
+                for path in candidates:
+                    spec = self.writes.match(
+                        path, self.cwd, True, self.moves, target.above, target.names
+                    )
+                    if spec is not None:
+                        return (
+                            f"{self.label}: `{_show(command)}` may write to {path}, "
+                            f"which matches protected {spec!r}"
+                        )
+        if unknown:  # it writes somewhere we cannot name: any protected word is suspect
+            for command in commands:
+                for word in _words(command.words):
+                    spec = self.writes.match(word, self.cwd, True)
+                    if spec is not None:
+                        return (
+                            f"{self.label}: the command writes to {unknown}, which cannot be "
+                            f"resolved before it runs, and `{_show(command)}` names {word}, "
+                            f"which matches protected {spec!r}"
+                        )
+        return None
+
+    def _resolve(self, target: _Target) -> list[str] | None:
+        """What a target can be: itself, or with the environment's variables put in."""
+        text = target.text
+        if text.startswith("~+"):
+            text = self.cwd + text[2:]
+        if not target.dynamic:
+            return [text]
+        if self.strict is None:
+            return None if ("$" in text or "`" in text) else [text]
+        env, assigned = self.strict.env, self.assigned
+        resolved = _VARIABLE.sub(
+            lambda m: env.get(name, m[0]) if (name := m[1] or m[2]) not in assigned else m[0],
+            text,
+        )
+        if "$" in resolved or "`" in resolved or resolved.startswith("~-"):
+            return None
+        return [resolved]
+
+    def _strict(self, command: SimpleCommand, script: Script) -> str | None:
+        """Self-protection's own checks on one command."""
+        assert self.strict is not None and self.sealed is not None
+        label, shown = self.label, _show(command)
+        if _runs_ccbridge(command):
+            return (
+                f"{label}: `{shown}` runs ccbridge itself; the agent may not run `ccbridge "
+                "run`, `explain`, `install` or `uninstall` (they could forge hook events or "
+                "rewrite the registration)"
+            )
+        if command.argv and 0 in command.dynamic:
+            name = self._resolve(_Target(command.argv[0], True))
+            if name is None or _GLOB.search(name[0]):
                 return (
-                    f"{protection.label}: `{_show(command_)}` may write to {target}, "
-                    f"which matches protected {spec!r}"
+                    f"{label}: cannot tell what `{shown}` runs: the command name "
+                    f"{command.argv[0]} is only known when it runs"
                 )
-    if unknown:  # it writes somewhere we cannot name: any protected word is suspect
-        for command_ in script.commands():
-            for word in _words(command_.words):
-                spec = protection.match(word, execution.cwd, True)
+            if posixpath.basename(name[0]) == "ccbridge":
+                return f"{label}: `{shown}` runs ccbridge itself ({name[0]})"
+        if command.more_args and (_writes_files(command) or interpreter(command.argv)):
+            return (
+                f"{label}: cannot tell what `{shown}` writes: xargs hands it arguments that are "
+                "only known when the command runs (name the files instead)"
+            )
+        for word, dynamic in _all_words(command):
+            candidates = self._resolve(_Target(word, dynamic)) or [word]
+            for text in candidates:
+                spec = self.sealed.match(text, self.cwd, True, unknown_base=self.moves)
                 if spec is not None:
                     return (
-                        f"{protection.label}: the command writes to {unknown}, which cannot be "
-                        f"resolved before it runs, and `{_show(command_)}` names {word}, "
-                        f"which matches protected {spec!r}"
+                        f"{label}: `{shown}` names {text}, inside ccbridge's state "
+                        f"{spec!r}, which the agent may not touch"
                     )
-    return None
+        return self._program(command) or self._unknown_words(command, script)
+
+    def _program(self, command: SimpleCommand) -> str | None:
+        """The code an interpreter runs: unknown, or touching what is protected."""
+        source = program(command.argv, command.redirects)
+        if source is None or (interpreter(command.argv) in SHELLS and source.kind == "inline"):
+            return None  # shell code was parsed into `nested` and is judged as commands
+        index = next(
+            (i for i, w in enumerate(command.argv) if source.text and w.endswith(source.text)), -1
+        )
+        if index in command.dynamic:
+            return (
+                f"{self.label}: cannot tell what `{_show(command)}` runs: its program "
+                f"{source.text} is only known when it runs"
+            )
+        shown = _show(command)
+        if source.kind not in ("inline", "stdin") or self.depth > 4:
+            return None
+        from bridge.policies.code import code_objection
+
+        self.depth += 1
+        try:
+            reason = code_objection(source.text, self._shell_in_code, self._target_in_code)
+        finally:
+            self.depth -= 1
+        if reason is not None:
+            return reason if reason.startswith(self.label) else f"{self.label}: `{shown}`: {reason}"
+        assert self.strict is not None
+        hint = next((name for name in sorted(self.strict.names) if name in source.text), None)
+        if hint is not None and _CODE_WRITES.search(source.text):
+            return (
+                f"{self.label}: `{shown}` runs code that can write files and mentions {hint}; "
+                "its paths are only known when it runs"
+            )
+        return None
+
+    def _shell_in_code(self, text: str) -> str | None:
+        parsed = parse(text)
+        return None if isinstance(parsed, Unparseable) else self.judge(parsed, text)
+
+    def _target_in_code(self, path: str) -> str | None:
+        spec = self.writes.match(path, self.cwd, above=ANY_ABOVE)
+        return None if spec is None else f"{path}, which matches protected {spec!r}"
+
+    def _unknown_words(self, command: SimpleCommand, script: Script) -> str | None:
+        """An unresolvable word in a command that may write, in a line naming protected bits."""
+        assert self.strict is not None
+        if command.name in _READERS or _git_reads(command) or not command.argv:
+            return None
+        unknown = next(
+            (
+                word
+                for word, dynamic in _all_words(command)
+                if dynamic and self._resolve(_Target(word, True)) is None
+            ),
+            None,
+        )
+        if unknown is None:
+            return None
+        text = _source(script)
+        hint = next((name for name in sorted(self.strict.names) if name in text), None)
+        if hint is None:
+            return None
+        return (
+            f"{self.label}: cannot tell what `{_show(command)}` does with {unknown}, which is "
+            f"only known when it runs, in a command line that mentions {hint}"
+        )
+
+
+def _source(script: Script) -> str:
+    """All words of a script and its nested scripts, for a cheap text search."""
+    return "\n".join(
+        " ".join((*c.words, *(r.target for r in c.redirects), *(r.body or "" for r in c.redirects)))
+        for c in script.commands()
+    )
+
+
+def _assigned(commands: Iterable[SimpleCommand]) -> frozenset[str]:
+    """Names the command line assigns (they are not taken from the environment)."""
+    names: set[str] = set()
+    for command in commands:
+        words = command.words[: len(command.words) - len(command.argv)]
+        if command.argv[:1] and command.argv[0] in ("export", "local", "declare", "readonly"):
+            words = command.argv[1:]
+        names |= {w.split("=", 1)[0] for w in words if "=" in w}
+        if command.argv[:1] in (("for",), ("select",)):
+            names |= set(command.argv[1:2])
+        if command.argv[:1] in (("read",), ("mapfile",), ("readarray",), ("getopts",)):
+            names |= {w for w in command.argv[1:] if not w.startswith("-")}
+    return frozenset(names)
+
+
+def _all_words(command: SimpleCommand) -> Iterator[tuple[str, bool]]:
+    """Every word (with the value in `of=x`), whether it is dynamic, redirection targets and
+    path-like tokens of inline code."""
+    offset = len(command.words) - len(command.argv)
+    for i, word in enumerate(command.words):
+        dynamic = (i - offset) in command.dynamic or (i < offset and "$" in word)
+        yield word, dynamic
+        if "=" in word:
+            yield word.split("=", 1)[1], dynamic
+    for redirect in command.redirects:
+        if redirect.body is None:
+            yield redirect.target, redirect.dynamic
+    yield from ((token, False) for token in _code_tokens(command))
+
+
+def _runs_ccbridge(command: SimpleCommand) -> bool:
+    argv = command.argv
+    if command.name == "ccbridge":
+        return len(argv) < 2 or _subcommand(argv, 1) not in _AGENT_SUBCOMMANDS
+    for i, word in enumerate(argv[1:], 1):  # behind a wrapper we do not know
+        if posixpath.basename(word) == "ccbridge" and _subcommand(argv, i + 1) in (
+            _FORBIDDEN_SUBCOMMANDS
+        ):
+            return True
+    if any(a == "-m" and b.split(".")[0] in ("bridge", "runpy") for a, b in pairwise(argv)):
+        return True  # python -m bridge ...
+    source = program(argv, command.redirects)
+    if source is not None and source.kind == "file":
+        path = posixpath.normpath(source.text)
+        if posixpath.basename(path) == "ccbridge" or path.startswith(_PACKAGE + "/"):
+            return True
+    if (command.name in _READERS or _git_reads(command)) and not any(
+        r.writes for r in command.redirects
+    ):
+        return False  # `grep "ccbridge run" README.md` only reads; a written script may not
+    return any(_CCBRIDGE_TEXT.search(text) for text in (*command.words, *_code_texts(command)))
+
+
+def _subcommand(argv: tuple[str, ...], start: int) -> str:
+    if argv[start : start + 1] and argv[start] in _AGENT_SUBCOMMANDS:
+        return argv[start]  # `--help`, `--version`
+    i = skip_options(argv, start, frozenset({"--config"}))
+    return argv[i] if i < len(argv) else ""
 
 
 def _show(command: SimpleCommand) -> str:
@@ -269,23 +611,225 @@ def _show(command: SimpleCommand) -> str:
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
-def _written(command: SimpleCommand) -> Iterator[str]:
+def _written(command: SimpleCommand) -> Iterator[_Target]:
     """Paths the command may write: redirections, and the words of writing commands."""
-    yield from (r.target for r in command.redirects if r.writes)
-    if _writes_files(command):
-        yield from _words(command.argv[1:])
-        operands = [w for w in command.argv[1:] if not w.startswith("-")]
-        if command.name in _COPIERS and len(operands) > 1:  # `cp x dir/` writes dir/x
-            yield from (posixpath.join(operands[-1], posixpath.basename(w)) for w in operands)
-    yield from _code_tokens(command)
+    yield from (_Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
+    argv, dynamic = command.argv, command.dynamic
+    name = command.name
+    if name in _COPIERS or name in _MOVERS:
+        yield from _copied(command)
+    elif name == "find":
+        yield from _found(command)
+    elif name in ("tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"):
+        yield from _extracted(command)
+    elif name == "git" or name == "patch":
+        yield from _patched(command)
+    elif _writes_files(command):
+        for i, word in enumerate(argv[1:], 1):
+            yield from (_Target(w, i in dynamic) for w in _words((word,)))
+            if name in ("gzip", "gunzip", "bunzip2", "unxz", "unzstd", "xz", "zstd", "bzip2"):
+                stem, suffix = posixpath.splitext(word)
+                if suffix in _COMPRESSED:
+                    yield _Target(stem, i in dynamic)
+    yield from _script_outputs(command)
+    code = _code_texts(command)
+    destroys = any(_CODE_DESTROYS.search(text) for text in code)
+    yield from (
+        _Target(token, False, ANY_ABOVE if destroys else NOT_ABOVE)
+        for token in _code_tokens(command)
+    )
 
 
-def _code_tokens(command: SimpleCommand) -> Iterator[str]:
-    """Path-like tokens of inline interpreter code (`python -c`, `node <<EOF`)."""
+def _operand_indexes(argv: tuple[str, ...], with_value: frozenset[str]) -> list[int]:
+    """Indexes of operands (not options or their values), `--` respected."""
+    out: list[int] = []
+    i = 1
+    while i < len(argv):
+        j = skip_options(argv, i, with_value)
+        if j > i and argv[j - 1] == "--":
+            out += range(j, len(argv))
+            break
+        if j < len(argv):
+            out.append(j)
+        i = j + 1
+    return out
+
+
+def _copied(command: SimpleCommand) -> Iterator[_Target]:
+    """cp/mv/ln/install/rsync: sources, the destination and what lands in it."""
+    argv, dynamic, moved = command.argv, command.dynamic, command.name in _MOVERS
+    values = frozenset({"-t", "-S", "--target-directory", "--suffix", "-m", "-o", "-g", "-e"})
+    operands = _operand_indexes(argv, values)
+    flags = [w for w in argv[1:] if w.startswith("-")]
+    short = "".join(w[1:] for w in flags if not w.startswith("--"))
+    recursive = bool(set(flags) & _RECURSIVE) or bool(set(short) & {"r", "R", "a"})
+    into = [i + 1 for i, w in enumerate(argv[:-1]) if w == "-t"]
+    into += [i for i, w in enumerate(argv) if w.startswith("--target-directory=")]
+    dest = into[0] if into else operands.pop() if len(operands) > 1 else -1
+    moved = moved or "--remove-source-files" in flags
+    if moved:  # sources moved away or linked to (a copy only reads them)
+        yield from (_Target(argv[i], i in dynamic) for i in operands)
+    if dest < 0:  # `ln -s target` links into here; `cp x` alone is an error
+        return
+    base = argv[dest].split("=", 1)[-1] if dest in into else argv[dest]
+    whole = "T" in short or "--no-target-directory" in flags  # the destination is replaced
+    yield _Target(base, dest in dynamic, ANY_ABOVE if whole else PARENT_ABOVE)
+    reach = ANY_ABOVE if recursive or moved else NOT_ABOVE
+    for i in operands:  # `cp x dir/` writes dir/x; `cp -r dir/. .` writes into `.` itself
+        landed = posixpath.join(base, posixpath.basename(argv[i]))
+        yield _Target(landed, i in dynamic or dest in dynamic, reach)
+
+
+def _found(command: SimpleCommand) -> Iterator[_Target]:
+    """find with -delete or a writing -exec: its starting points, and whatever it may reach."""
+    if not _writes_files(command):
+        return
+    argv = command.argv
+    i = skip_options(argv, 1, frozenset({"-D", "-O"}))
+    starts = []
+    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
+        starts.append(i)
+        i += 1
+    expression = argv[i:]
+    names = [b for a, b in pairwise(expression) if a in ("-name", "-iname")]
+    loose = not names or any(
+        w in ("-o", "-or", "-not", "!", ",", "-path", "-wholename", "-regex", "-ipath")
+        for w in expression
+    )
+    restrict = () if loose else tuple(names)  # only an entry such a name fits is at risk
+    for index in starts:
+        yield _Target(argv[index], index in command.dynamic, ANY_ABOVE, restrict)
+    if not starts:
+        yield _Target(".", False, ANY_ABOVE, restrict)
+
+
+def _extracted(command: SimpleCommand) -> Iterator[_Target]:
+    """Archive extraction: everything lands in the target directory (default: here)."""
+    argv, name = command.argv, command.name
+    first = argv[1] if len(argv) > 1 else ""
+    if name in ("tar", "bsdtar"):
+        mode = first if not first.startswith("-") else ""
+        letters = mode + "".join(w[1:] for w in argv[1:] if w[:1] == "-" and w[:2] != "--")
+        if "x" not in letters and "--extract" not in argv and "--get" not in argv:
+            return
+        directory = _option_value(argv, ("-C", "--directory"))
+    elif name == "unzip":
+        directory = _option_value(argv, ("-d",))
+    elif name in ("7z", "7za", "7zr"):
+        if first not in ("x", "e"):
+            return
+        directory = next((w[2:] for w in argv if w.startswith("-o")), None)
+    elif name == "cpio":
+        if not any(w in ("-i", "--extract") or (w[:1] == "-" and "i" in w) for w in argv[1:]):
+            return
+        directory = _option_value(argv, ("-D", "--directory"))
+    elif not first.lstrip("-").startswith("x"):  # ar x, jar x
+        return
+    else:
+        directory = None
+    index = argv.index(directory) if directory in argv else -1
+    yield _Target(directory or ".", index in command.dynamic or "$" in (directory or ""), ANY_ABOVE)
+
+
+def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None:
+    for option, value in pairwise(argv):
+        if option in options:
+            return value
+    for word in argv:
+        for option in options:
+            if option.startswith("--") and word.startswith(option + "="):
+                return word.split("=", 1)[1]
+            if not option.startswith("--") and word.startswith(option) and word != option:
+                return word[len(option) :]
+    return None
+
+
+def _patched(command: SimpleCommand) -> Iterator[_Target]:
+    """git apply/am, patch: the files the patch names (read now), else the whole directory.
+    Other git commands: the paths they are given to check out, restore, remove or clean."""
+    argv, name = command.argv, command.name
+    i = skip_options(argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
+    sub = argv[i] if name == "git" and i < len(argv) else ""
+    if name == "git" and sub not in ("apply", "am"):
+        if sub in ("checkout", "restore", "rm", "mv", "clean", "stash", "reset"):
+            paths = [w for w in argv[i + 1 :] if not w.startswith("-")]
+            if sub == "clean" and not paths:
+                yield _Target(".", False, ANY_ABOVE)
+            if "--" in argv or sub in ("rm", "mv", "restore", "clean"):
+                yield from (_Target(w, False, ANY_ABOVE) for w in paths)
+        return
+    if name == "git" and ("--check" in argv or "--stat" in argv):
+        return
+    directory = _option_value(argv, ("-d", "--directory")) or "."
+    operands = [w for w in argv[(i + 1 if name == "git" else 1) :] if not w.startswith("-")]
+    patch_file = _option_value(argv, ("-i", "--input"))
+    if name == "patch":  # patch [origfile [patchfile]]
+        yield from (_Target(w, False, ANY_ABOVE) for w in operands[:1])
+        patch_file = patch_file or (operands[1] if len(operands) > 1 else None)
+        sources = [patch_file] if patch_file else []
+    else:
+        sources = operands
+    texts = [_read_patch(posixpath.join(directory, s)) for s in sources]
+    if not sources:
+        texts = [_stdin_text(command)]
+    if any(text is None for text in texts):
+        yield _Target(directory, False, ANY_ABOVE)  # cannot read it: it may write anywhere here
+        return
+    for text in texts:
+        for found in _PATCH_PATH.finditer(text or ""):
+            for path in (p for p in found.groups() if p and p != "/dev/null"):
+                yield _Target(posixpath.join(directory, path), False, ANY_ABOVE)
+                yield _Target(posixpath.join(directory, path.partition("/")[2]), False, ANY_ABOVE)
+
+
+def _read_patch(path: str) -> str | None:
+    try:
+        with open(path, "rb") as file:
+            return file.read(_MAX_PATCH_BYTES).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _stdin_text(command: SimpleCommand) -> str | None:
+    for redirect in command.redirects:
+        if redirect.op in ("<<", "<<-"):
+            return redirect.body
+        if redirect.op == "<<<":
+            return redirect.target
+        if redirect.op == "<" and not redirect.dynamic:
+            return _read_patch(redirect.target)
+    return None  # a pipe: unknown
+
+
+def _script_outputs(command: SimpleCommand) -> Iterator[_Target]:
+    """Files written by a sed `w` command or an awk print redirection."""
+    name = command.name
+    if name == "sed":
+        for text in command.argv[1:]:
+            yield from (_Target(m[1], "$" in m[1], NOT_ABOVE) for m in _SED_WRITE.finditer(text))
+    elif name in ("awk", "gawk", "mawk", "nawk", "busybox"):
+        inplace = any(a == "-i" and b == "inplace" for a, b in pairwise(command.argv))
+        i = skip_options(command.argv, 1, frozenset({"-f", "-v", "-F", "-i", "-l", "-e"}))
+        for found in _AWK_OUTPUT.finditer(command.argv[i] if i < len(command.argv) else ""):
+            literal = found[2]
+            yield _Target(literal if literal is not None else found[1], literal is None, NOT_ABOVE)
+        if inplace:
+            yield from (_Target(w, k in command.dynamic) for k, w in enumerate(command.argv))
+
+
+def _code_texts(command: SimpleCommand) -> tuple[str, ...]:
+    """The inline program of a non-shell interpreter (`python -c`, `node <<EOF`), if any."""
     source = program(command.argv, command.redirects)
     shell = interpreter(command.argv) in SHELLS  # shell code was parsed into `nested` already
     if source is not None and source.kind in ("inline", "stdin") and not shell:
-        yield from (t for t in _CODE_TOKEN_SEPARATORS.split(source.text) if t)
+        return (source.text,)
+    return ()
+
+
+def _code_tokens(command: SimpleCommand) -> Iterator[str]:
+    """Path-like tokens of inline interpreter code."""
+    for text in _code_texts(command):
+        yield from (t for t in _CODE_TOKEN_SEPARATORS.split(text) if t)
 
 
 def _writes_files(command: SimpleCommand) -> bool:
@@ -293,13 +837,22 @@ def _writes_files(command: SimpleCommand) -> bool:
         return True
     if command.name == "find":  # what it deletes or hands to a writer is named by its words
         nested = (c.name for inner in command.nested for c in inner.commands())
-        return "-delete" in command.argv or any(name in WRITERS for name in nested)
+        return bool({"-delete", "-fprint", "-fprintf", "-fls"} & set(command.argv)) or any(
+            name in WRITERS for name in nested
+        )
     options = [w for w in command.argv[1:] if w.startswith("-") and not w.startswith("--")]
     if command.name == "sed":
         return any("i" in o for o in options) or any(
             w.startswith("--in-place") for w in command.argv
         )
     return command.name == "perl" and any("i" in o for o in options)
+
+
+def _git_reads(command: SimpleCommand) -> bool:
+    if command.name != "git":
+        return False
+    i = skip_options(command.argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
+    return i < len(command.argv) and command.argv[i] in _GIT_READERS
 
 
 def _words(words: Iterable[str]) -> Iterator[str]:

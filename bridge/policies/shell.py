@@ -4,6 +4,22 @@ A small hand-written lexer rather than `shlex`: shlex forgets which characters w
 `";"` and `;` look alike), splits `2>` and `$(` into pieces and knows no here-documents, and
 those are exactly what a guard must get right. `parse` never raises: input it cannot read is an
 `Unparseable` value, so callers can fail closed.
+
+Words are expanded as far as that can be done without running anything, the way bash does it:
+quotes removed, `$'\x2f'`/`$'\057'` decoded, unquoted braces expanded (`{rm,-rf,/}` is three
+words, `/{etc,usr}` two, `{1..3}` three; more than 1024 words from one word is `Unparseable`),
+and a leading unquoted `~` or `~user` (also after `=` in `a=~/x`) replaced by that home directory.
+
+What cannot be known before the command runs is marked, never guessed:
+
+- `SimpleCommand.dynamic`: the indexes in `argv` of words whose value is not static: a
+  parameter expansion (`$x`, `"${X:?}"`, `${IFS}`, `$HOME` too), a command or process
+  substitution (`$(...)`, backquotes, `<(...)`), `~+`/`~-`, or an unquoted glob character
+  (`*`, `?`, `[` with a `]` after it). Such a word's text is its source with quotes removed
+  (`"$(command -v ccbridge)"` reads `$(command -v ccbridge)`). `0 in dynamic` means the
+  command name itself is unknown (`x=rm; $x -rf /`).
+- `SimpleCommand.more_args`: a wrapper (`xargs`) appends arguments read at run time.
+- `Redirect.dynamic`: the same for a redirection's target.
 """
 
 from __future__ import annotations
@@ -12,11 +28,14 @@ import os
 import posixpath
 import re
 import shlex
-from collections.abc import Iterator, Mapping
 from itertools import pairwise
-from typing import Literal
 
 from bridge.pipeline.record import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Iterator, Mapping
+    from typing import Literal
 
 MAX_DEPTH = 32
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -27,6 +46,11 @@ _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")", "\n"
 _REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", "<<", "<>", ">&", "<&", ">", "<")
 _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+_PLAIN_WRAPPERS = (
+    "eatmydata", "fakeroot", "catchsegv", "torsocks", "proxychains", "proxychains4", "unbuffer",
+    "dbus-run-session", "nocache", "chronic", "linux32", "linux64", "valgrind", "firejail",
+    "busybox", "toybox",
+)  # fmt: skip
 # Wrappers that run the rest of their arguments as a command:
 # name -> (its options that take a value, positional arguments before the command).
 _WRAPPERS: dict[str, tuple[str, int]] = {
@@ -48,7 +72,44 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
         " --max-procs --max-chars",
         0,
     ),
+    "parallel": ("-j -S -a --jobs --sshlogin --arg-file --delimiter --colsep", 0),
+    "flock": ("-w -E --timeout --conflict-exit-code", 1),
+    "taskset": ("", 1),
+    "chrt": ("", 1),
+    "chroot": ("--userspec --groups", 1),
+    "su-exec": ("", 1),
+    "gosu": ("", 1),
+    "faketime": ("-f -m", 1),
+    "setpriv": (
+        "--reuid --regid --ruid --euid --rgid --egid --groups --inh-caps --ambient-caps"
+        " --bounding-set --securebits --pdeathsig --selinux-label --apparmor-profile"
+        " --landlock-access --landlock-rule --seccomp-filter",
+        0,
+    ),
+    "prlimit": ("-p -o --pid --output", 0),
+    "strace": (
+        "-o -e -p -s -u -E -a -b -I -O -S -X -P -U --output --trace --signal --status --user"
+        " --env --attach",
+        0,
+    ),
+    "ltrace": ("-o -e -p -s -u -a -n -l -A -D -F -L -w -x", 0),
+    "unshare": ("-S -G -R -w --setuid --setgid --root --wd --propagation", 0),
+    "nsenter": ("-t -S -G --target --setuid --setgid", 0),
+    "numactl": ("-C -N -m -p -i --physcpubind --cpunodebind --membind --preferred --interleave", 0),
+    "cgexec": ("-g", 0),
+    "systemd-run": (
+        "-u -p -E -M -D --unit --property --setenv --machine --uid --gid --nice"
+        " --working-directory --description --slice",
+        0,
+    ),
+    "watch": ("-n -d -q -g --interval --differences --equexit", 0),
+    "pkexec": ("--user", 0),
+    "caffeinate": ("-t -w", 0),
+    **dict.fromkeys(_PLAIN_WRAPPERS, ("", 0)),
 }
+_APPENDERS = frozenset({"xargs", "parallel"})  # wrappers that add arguments read at run time
+_RUN_WITH_SHELL = frozenset({"flock", "script"})  # `flock FILE -c CODE`, `script -c CODE`
+_UNWRAPPED = _WRAPPERS.keys() | _RUN_WITH_SHELL
 
 
 @record(frozen=True, slots=True)
@@ -57,6 +118,7 @@ class Redirect:
     target: str  # a file, a descriptor (`2>&1`), or a here-document's delimiter
     fd: str = ""  # the descriptor written before the operator, as in `2>`
     body: str | None = None  # a here-document's text
+    dynamic: bool = False  # the target is not known before the command runs (see above)
 
     @property
     def writes(self) -> bool:
@@ -72,6 +134,8 @@ class SimpleCommand:
     redirects: tuple[Redirect, ...] = ()
     words: tuple[str, ...] = ()  # every word as written, quotes removed
     nested: tuple[Script, ...] = ()  # also run: substitutions, `sh -c`/`eval` strings
+    dynamic: frozenset[int] = frozenset()  # indexes in argv of words not known statically
+    more_args: bool = False  # a wrapper such as xargs adds arguments read at run time
 
     @property
     def name(self) -> str:
@@ -140,12 +204,19 @@ class _CannotParse(Exception):
     pass
 
 
+# What a piece of a word is: plain text the shell still expands (braces, `~`, globs), quoted
+# text it takes literally, or an expansion whose value is only known when the command runs.
+_PLAIN, _QUOTED, _EXPANDED = 0, 1, 2
+_Piece = tuple[str, int]
+
+
 @record(frozen=True, slots=True)
 class _Word:
     text: str
     raw: str
     subs: tuple[str, ...]  # sources of $(...), `...`, <(...) and >(...) inside the word
     quoted: bool
+    pieces: tuple[_Piece, ...] = ()
 
 
 @record(frozen=True, slots=True)
@@ -162,6 +233,37 @@ class _Redir:
 
 
 _Token = _Word | _Op | _Redir
+_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>\\'\"$`]+")
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
+_ANSI_ESCAPE = re.compile(
+    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))",
+    re.DOTALL,
+)
+_ANSI_SIMPLE = {
+    "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
+    "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+
+
+def _ansi_escape(found: re.Match[str]) -> str:
+    """One backslash escape of `$'...'`, decoded as bash does (unknown ones stay as written)."""
+    hex_, short, long, octal, control, other = found.groups()
+    if hex_ or octal:
+        return chr(int(hex_, 16) if hex_ else int(octal, 8) & 0xFF)
+    if short or long:
+        code = int(short or long, 16)
+        return chr(code) if code <= 0x10FFFF else found.group(0)
+    if control is not None:
+        return chr(ord(control) & 0x1F)
+    return _ANSI_SIMPLE.get(other, found.group(0))
+
+
+def _add(pieces: list[_Piece], text: str, kind: int) -> None:
+    """Append to a word's pieces, merging with the last one of the same kind."""
+    if pieces and pieces[-1][1] == kind:
+        pieces[-1] = (pieces[-1][0] + text, kind)
+    elif text or kind == _QUOTED:  # `""` is an empty word, not no word
+        pieces.append((text, kind))
 
 
 def _parse(source: str, depth: int) -> Script:
@@ -265,42 +367,46 @@ class _Lexer:
 
     def _word(self) -> _Word:
         s, start = self.s, self.i
-        text: list[str] = []
+        pieces: list[_Piece] = []
         subs: list[str] = []
         quoted = False
         while self.i < len(s):
             c = s[self.i]
             if c in "<>" and self.i == start:  # process substitution <(...) / >(...)
                 self.i += 1
-                text.append(c + self._expansion(subs))
+                _add(pieces, c + self._expansion(subs), _EXPANDED)
             elif c in _META:
                 break
             elif c == "\\":
                 quoted = True
-                text.append(s[self.i + 1 : self.i + 2].replace("\n", "") or "\\")
+                _add(pieces, s[self.i + 1 : self.i + 2].replace("\n", "") or "\\", _QUOTED)
                 self.i += 2
             elif c == "'":
                 quoted = True
                 end = s.find("'", self.i + 1)
                 if end < 0:
                     raise _CannotParse("unterminated single quote")
-                text.append(s[self.i + 1 : end])
+                _add(pieces, s[self.i + 1 : end], _QUOTED)
                 self.i = end + 1
             elif c == '"':
                 quoted = True
                 self.i += 1
-                text.append(self._quoted(subs, terminator='"'))
+                self._quoted(subs, '"', pieces)
             elif s.startswith("$'", self.i):
                 quoted = True
-                text.append(self._ansi_c())
+                _add(pieces, self._ansi_c(), _QUOTED)
             elif s.startswith('$"', self.i):
                 self.i += 1
             elif c in "$`":
-                text.append(self._expansion(subs))
+                text = self._expansion(subs)
+                _add(pieces, text, _PLAIN if text == "$" else _EXPANDED)
             else:
-                text.append(c)
-                self.i += 1
-        return _Word("".join(text), s[start : self.i], tuple(subs), quoted)
+                plain = _PLAIN_RUN.match(s, self.i)
+                end = plain.end() if plain else self.i + 1
+                _add(pieces, s[self.i : end], _PLAIN)
+                self.i = end
+        text = "".join(piece for piece, _ in pieces)
+        return _Word(text, s[start : self.i], tuple(subs), quoted, tuple(pieces))
 
     def _ansi_c(self) -> str:
         s, j = self.s, self.i + 2
@@ -308,13 +414,16 @@ class _Lexer:
             j += 2 if s[j] == "\\" else 1
         if j >= len(s):
             raise _CannotParse("unterminated $'...' quote")
-        text = re.sub(r"\\(.)", r"\1", s[self.i + 2 : j], flags=re.DOTALL)
+        text = _ANSI_ESCAPE.sub(_ansi_escape, s[self.i + 2 : j])
         self.i = j + 1
-        return text
+        return text.split("\0", 1)[0]  # bash strings end at a NUL
 
-    def _quoted(self, subs: list[str], terminator: str | None) -> str:
+    def _quoted(
+        self, subs: list[str], terminator: str | None, pieces: list[_Piece] | None = None
+    ) -> str:
         """Double-quoted text (or an expanded here-document body) up to `terminator`."""
         s, text = self.s, list[str]()
+        pieces = [] if pieces is None else pieces
         while self.i < len(s):
             c = s[self.i]
             if c == terminator:
@@ -329,11 +438,14 @@ class _Lexer:
                     if following == "\n"
                     else c + following
                 )
+                _add(pieces, text[-1], _QUOTED)
                 self.i += 2
             elif c in "$`":
                 text.append(self._expansion(subs))
+                _add(pieces, text[-1], _QUOTED if text[-1] == "$" else _EXPANDED)
             else:
                 text.append(c)
+                _add(pieces, c, _QUOTED)
                 self.i += 1
         if terminator is not None:
             raise _CannotParse("unterminated double quote")
@@ -359,8 +471,9 @@ class _Lexer:
         elif s.startswith("${", start):
             self.i += 2
             self._braced(subs)
-        else:
-            self.i += 1
+        else:  # `$name`, `$1`, `$?` ...; a `$` before anything else is a plain `$`
+            name = _PARAMETER.match(s, start + 1)
+            self.i = name.end() if name else start + 1
         return s[start : self.i]
 
     def _braced(self, subs: list[str]) -> None:
@@ -405,7 +518,7 @@ class _Parser:
                 if not isinstance(target, _Word):
                     raise _CannotParse(f"redirection {token.op} without a target")
                 i += 1
-                self.redirects.append(Redirect(token.op, target.text, token.fd, token.body))
+                self.redirects.append(_redirect(token.op, token.fd, target, token.body))
                 self.subs.extend(token.subs + target.subs)
             elif isinstance(token, _Word):
                 self._word(token, previous)
@@ -483,17 +596,168 @@ def _command(
     start = 0
     while start < len(words) and _ASSIGNMENT.match(words[start].raw):
         start += 1
-    argv = _unwrap(tuple(w.text for w in words[start:]))
+    fields = [field for word in words[start:] for field in _fields(word)]
+    texts = tuple(text for text, _ in fields)
+    argv = _unwrap(texts)
+    offset = len(texts) - len(argv)
+    dynamic = frozenset(i - offset for i, (_, unknown) in enumerate(fields) if unknown)
+    more_args = any(posixpath.basename(t) in _APPENDERS for t in texts[:offset])
     sources = [*subs, *(sub for word in words for sub in word.subs)]
     sources += _inline_scripts(argv, tuple(redirects))
     nested = tuple(_parse(source, depth + 1) for source in sources)
-    return SimpleCommand(argv, tuple(redirects), tuple(w.text for w in words), nested)
+    assignments = tuple(_fields(word, assignment=True)[0][0] for word in words[:start])
+    return SimpleCommand(
+        argv,
+        tuple(redirects),
+        (*assignments, *texts),
+        nested,
+        frozenset(i for i in dynamic if i >= 0),
+        more_args,
+    )
+
+
+def _redirect(op: str, fd: str, target: _Word, body: str | None) -> Redirect:
+    if body is not None or op in ("<<", "<<-"):  # a here-document's delimiter is not expanded
+        return Redirect(op, target.text, fd, body)
+    fields = _fields(target)
+    if len(fields) != 1:  # bash refuses it ("ambiguous redirect"); say we cannot tell
+        return Redirect(op, target.text, fd, body, True)
+    return Redirect(op, fields[0][0], fd, body, fields[0][1])
+
+
+_MAX_FIELDS = 1024
+_MAX_BRACES = 128
+
+
+def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
+    """The words one source word becomes, as (text, not known statically): braces expanded
+    (not in an assignment), `~` expanded, and expansions or unquoted globs marked."""
+    pieces = list(word.pieces) or [("", _QUOTED)]
+    if assignment or not any(kind == _PLAIN and "{" in text for text, kind in pieces):
+        return [_field(pieces, assignment)]
+    atoms: list[_Piece] = []
+    for text, kind in pieces:  # braces and commas become atoms of their own
+        parts = _BRACE_PARTS.split(text) if kind == _PLAIN else [text]
+        atoms += [(part, kind) for part in parts if part]
+    if sum(atom == ("{", _PLAIN) for atom in atoms) > _MAX_BRACES:
+        raise _CannotParse(f"more than {_MAX_BRACES} braces in one word")
+    return [_field(expanded, assignment) for expanded in _braces(atoms)]
+
+
+_BRACE_PARTS = re.compile(r"([{},])")
+_SEQUENCE = re.compile(
+    r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?"
+)
+
+
+def _braces(atoms: list[_Piece]) -> list[list[_Piece]]:
+    """Bash's brace expansion: `a{b,c}d` -> abd acd, `{1..3}`, nested; `{x}` and `{}` stay."""
+    start = 0
+    while True:
+        i = next((k for k in range(start, len(atoms)) if atoms[k] == ("{", _PLAIN)), None)
+        if i is None:
+            return [atoms]
+        depth, commas, j = 0, [], i
+        for j in range(i, len(atoms)):
+            depth += (atoms[j] == ("{", _PLAIN)) - (atoms[j] == ("}", _PLAIN))
+            if depth == 1 and atoms[j] == (",", _PLAIN):
+                commas.append(j)
+            if depth == 0:
+                break
+        if depth:  # no closing brace: bash leaves the text alone
+            return [atoms]
+        if commas:
+            bounds = [i, *commas, j]
+            choices = [atoms[a + 1 : b] for a, b in pairwise(bounds)]
+        elif (sequence := _sequence(atoms[i + 1 : j])) is not None:
+            choices = [[(term, _PLAIN)] for term in sequence]
+        else:
+            start = i + 1
+            continue
+        after = _braces(atoms[j + 1 :])
+        out = []
+        for choice in choices:
+            for middle in _braces(choice):
+                out += [[*atoms[:i], *middle, *end] for end in after]
+                if len(out) > _MAX_FIELDS:
+                    raise _CannotParse(f"brace expansion makes more than {_MAX_FIELDS} words")
+        return out
+
+
+def _sequence(body: list[_Piece]) -> list[str] | None:
+    """The terms of `{1..5}`, `{01..10..2}`, `{a..e}`, or None if `body` is not one."""
+    if any(kind != _PLAIN for _, kind in body):
+        return None
+    found = _SEQUENCE.fullmatch("".join(text for text, _ in body))
+    if found is None:
+        return None
+    first, last, step, letter_first, letter_last, letter_step = found.groups()
+    low, high = (int(first), int(last)) if first else (ord(letter_first), ord(letter_last))
+    increment = abs(int(step or letter_step or 1)) or 1
+    if abs(high - low) // increment >= _MAX_FIELDS:
+        raise _CannotParse(f"brace expansion makes more than {_MAX_FIELDS} words")
+    values = range(low, high + (1 if high >= low else -1), increment if high >= low else -increment)
+    if not first:
+        return [chr(value) for value in values]
+    padded = any(len(n.lstrip("-")) > 1 and n.lstrip("-")[0] == "0" for n in (first, last))
+    width = max(len(first), len(last)) if padded else 0
+    return [f"{value:0{width}d}" for value in values]
+
+
+def _field(pieces: list[_Piece], assignment: bool) -> tuple[str, bool]:
+    """One word's text after tilde expansion, and whether its value is known statically."""
+    merged: list[_Piece] = []
+    for text, kind in pieces:
+        _add(merged, text, kind)
+    unknown = False
+    if merged and merged[0][1] == _PLAIN:
+        head, whole = merged[0][0], len(merged) == 1
+        name, equals, value = head.partition("=")
+        if equals and (assignment or _ASSIGNMENT.match(head)):  # bash: after `=` and each `:`
+            parts = value.split(":")
+            tildes = [_tilde(part, whole or k < len(parts) - 1) for k, part in enumerate(parts)]
+            head = name + "=" + ":".join(text for text, _ in tildes)
+            unknown = any(u for _, u in tildes)
+        else:
+            head, unknown = _tilde(head, whole)
+        merged[0] = (head, _PLAIN)
+    unknown = unknown or any(
+        kind == _EXPANDED or (kind == _PLAIN and _is_glob(text, merged[index + 1 :]))
+        for index, (text, kind) in enumerate(merged)
+    )
+    return "".join(text for text, _ in merged), unknown
+
+
+def _tilde(text: str, ends: bool) -> tuple[str, bool]:
+    """`~`, `~/x`, `~user/x` with the home directory put in, and whether it is unknown.
+    `ends`: the prefix ends where `text` does (else only a `/` ends it: bash expands no
+    tilde-prefix holding quoted characters)."""
+    if not text.startswith("~") or ("/" not in text and not ends):
+        return text, False
+    prefix, slash, rest = text.partition("/")
+    if prefix[1:2] in ("+", "-") or prefix[1:].isdigit():  # $PWD, $OLDPWD, the dir stack
+        return text, True
+    home = os.path.expanduser(prefix)
+    return (text if home == prefix else home + slash + rest), False
+
+
+def _is_glob(text: str, following: list[_Piece]) -> bool:
+    """Whether unquoted `text` makes its word a pattern: `*`, `?`, or `[` with a `]` later."""
+    if "*" in text or "?" in text:
+        return True
+    bracket = text.find("[")
+    return bracket >= 0 and "]" in (text + "".join(t for t, _ in following))[bracket + 2 :]
 
 
 def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The command a chain of wrappers (`sudo env X=1 nice -n 5 rm ...`) finally runs."""
-    while argv and posixpath.basename(argv[0]) in _WRAPPERS:
+    while argv and posixpath.basename(argv[0]) in _UNWRAPPED:
         name = posixpath.basename(argv[0])
+        code = [c for flag, c in pairwise(argv) if flag in ("-c", "--command")]
+        if name in _RUN_WITH_SHELL and code:
+            return ("sh", "-c", code[0])  # which is what they run
+        if name not in _WRAPPERS:
+            return argv
         with_value, positionals = _WRAPPERS[name]
         i = skip_options(argv, 1, frozenset(with_value.split()))
         if name == "command" and any("v" in a.lower() for a in argv[1:i] if a[:2] != "--"):

@@ -10,14 +10,17 @@ finishing order changes a single byte of the answer's decision or reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
 from bridge.pipeline.record import record
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import Verdict
 
-Rank = Literal["deny", "ask", "none"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping, Sequence
+    from typing import Any, Literal
+
+    Rank = Literal["deny", "ask", "none"]
+
 _STRICTNESS: dict[Rank, int] = {"none": 0, "ask": 1, "deny": 2}
 CONTEXT_LIMIT = 10_000  # CC cuts longer strings to a preview
 

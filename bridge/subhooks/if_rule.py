@@ -51,6 +51,18 @@ def if_matches(rule: str | None, tool_name: str, tool_input: Mapping[str, Any]) 
             return fnmatchcase(value, pattern) or fnmatchcase(value, f"*/{pattern}")
     url = tool_input.get("url")
     if isinstance(url, str) and pattern.startswith("domain:"):
-        host = re.sub(r"^[a-z]+://", "", url).split("/")[0].split(":")[0]
-        return fnmatchcase(host, pattern.removeprefix("domain:"))
+        host = _host(url)
+        return host is None or fnmatchcase(host, pattern.removeprefix("domain:").lower())
     return True
+
+
+def _host(url: str) -> str | None:
+    """The URL's host name, lower-case, without user, password or port; None when the URL
+    cannot be read (then the hook runs rather than a check being skipped)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url if "//" in url else f"//{url}")  # CC also fetches `host/path`
+    except ValueError:  # e.g. an unclosed `[` of an IPv6 address
+        return None
+    return parts.hostname

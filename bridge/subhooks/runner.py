@@ -1,9 +1,10 @@
 """Running matching sub-hook processes in parallel, each with a timeout and capped output.
 
 One thread drives every process through a selector: stdin is fed without blocking, stdout and
-stderr are drained, and each process's exit is watched through a pidfd. Each hook runs in its own
-process group (session); the whole group is killed on timeout, on output overflow, and at the end
-in any case, so nothing a hook started outlives the call.
+stderr are drained, and each process's exit is watched through a pidfd (polled where there is no
+pidfd: macOS, old kernels). Each hook runs in its own process group (session); the whole group is
+killed on timeout, on output overflow, and at the end in any case; `contain` kills what left the
+group, and what is left if ccbridge itself is killed.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ from contextlib import contextmanager, suppress
 from typing import IO
 
 from bridge.pipeline.record import field, record
+from bridge.subhooks.contain import Containment, contained
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 
 OUTPUT_CAP = 1024 * 1024  # bytes per stream; more is a failure, never a truncated answer
 EXIT_GRACE = 0.25  # seconds to drain pipes a hook's children still hold after it exited
+EXIT_POLL = 0.01  # seconds between looks at a hook's exit where no pidfd tells it
 _CHUNK = 65536
 
 
@@ -49,7 +52,7 @@ class _Live:
     process: subprocess.Popen[bytes]
     started: float
     deadline: float
-    pidfd: int
+    pidfd: int | None  # None: the exit is polled
     stdin: bytes
     written: int = 0
     out: bytearray = field(default_factory=bytearray)
@@ -66,8 +69,22 @@ def _kill_group(live: _Live) -> None:
         os.killpg(live.process.pid, signal.SIGKILL)
 
 
+def open_pidfd(pid: int) -> int | None:
+    """A descriptor that becomes readable when the process exits, or None where the system has
+    none (macOS, Linux before 5.3, a seccomp filter that forbids it)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return None
+
+
 def _start(
-    hook: HookSpec, data: bytes, env: Mapping[str, str], cwd: str | None, now: float
+    hook: HookSpec,
+    data: bytes,
+    env: Mapping[str, str],
+    cwd: str | None,
+    now: float,
+    containment: Containment | None,
 ) -> _Live | HookRun:
     argv = argv_of(hook, env)
     if cwd and not os.path.isdir(cwd):  # else Popen blames the program, not the directory
@@ -79,22 +96,31 @@ def _start(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             cwd=cwd or None,
-            env=dict(env),
+            env=containment.env(env) if containment else dict(env),
             start_new_session=True,
             close_fds=True,
         )
     except (OSError, ValueError) as error:  # ValueError: a NUL byte in argv, env or cwd
         why = getattr(error, "strerror", None) or str(error)
         return HookRun(exit_code=None, error=f"could not start {argv[0]!r}: {why}")
-    assert process.stdin and process.stdout and process.stderr
-    for stream in (process.stdin, process.stdout, process.stderr):
-        os.set_blocking(stream.fileno(), False)
+    try:
+        if containment:
+            containment.started(process.pid)
+        assert process.stdin and process.stdout and process.stderr
+        for stream in (process.stdin, process.stdout, process.stderr):
+            os.set_blocking(stream.fileno(), False)
+        pidfd = open_pidfd(process.pid)
+    except BaseException:  # a started hook never outlives a start that failed half-way
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
     return _Live(
         hook=hook,
         process=process,
         started=now,
         deadline=now + hook.timeout,
-        pidfd=os.pidfd_open(process.pid),
+        pidfd=pidfd,
         stdin=data,
     )
 
@@ -132,10 +158,10 @@ def run_hooks(
     now = time.monotonic()
     runs: list[HookRun | None] = [None] * len(hooks)
     live: dict[int, _Live] = {}
-    with selectors.DefaultSelector() as selector, _terminate_unwinds():
+    with selectors.DefaultSelector() as selector, _terminate_unwinds(), contained() as containment:
         try:
             for index, hook in enumerate(hooks):
-                started = _start(hook, data, env, cwd, now)
+                started = _start(hook, data, env, cwd, now, containment)
                 if isinstance(started, HookRun):
                     runs[index] = started
                     continue
@@ -144,7 +170,8 @@ def run_hooks(
                 assert process.stdin and process.stdout and process.stderr
                 selector.register(process.stdout, selectors.EVENT_READ, (index, "out"))
                 selector.register(process.stderr, selectors.EVENT_READ, (index, "err"))
-                selector.register(started.pidfd, selectors.EVENT_READ, (index, "exit"))
+                if started.pidfd is not None:
+                    selector.register(started.pidfd, selectors.EVENT_READ, (index, "exit"))
                 if data:
                     selector.register(process.stdin, selectors.EVENT_WRITE, (index, "in"))
                 else:
@@ -162,6 +189,8 @@ def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap:
         for item in live.values():
             if item.done:
                 continue
+            if item.exited_at is None and item.pidfd is None and item.process.poll() is not None:
+                item.exited_at = now
             if now >= item.deadline:
                 item.error = f"timed out after {item.hook.timeout:g}s"
                 _close(selector, item)
@@ -176,6 +205,8 @@ def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap:
             min(item.deadline, item.exited_at + EXIT_GRACE if item.exited_at else item.deadline)
             for item in pending
         )
+        if any(item.pidfd is None and item.exited_at is None for item in pending):
+            wake = min(wake, now + EXIT_POLL)
         for key, _mask in selector.select(timeout=max(0.0, wake - time.monotonic())):
             index, what = key.data
             if not live[index].done:  # an earlier event of this batch may have closed it
@@ -187,7 +218,7 @@ def _service(
 ) -> None:
     process = item.process
     if what == "exit":
-        selector.unregister(item.pidfd)
+        selector.unregister(stream)
         item.exited_at = time.monotonic()
         return
     if what == "in":
@@ -225,7 +256,7 @@ def _close(selector: selectors.BaseSelector, item: _Live) -> None:
         with suppress(KeyError, ValueError):
             selector.unregister(stream)
         stream.close()
-    if item.exited_at is None:
+    if item.exited_at is None and item.pidfd is not None:
         with suppress(KeyError, ValueError):
             selector.unregister(item.pidfd)
     item.ended = time.monotonic()
@@ -235,7 +266,8 @@ def _close(selector: selectors.BaseSelector, item: _Live) -> None:
 def _finish(item: _Live) -> HookRun:
     _kill_group(item)
     exit_code = item.process.wait()
-    os.close(item.pidfd)
+    if item.pidfd is not None:
+        os.close(item.pidfd)
     duration = ((item.ended or time.monotonic()) - item.started) * 1000
     if item.error is not None:
         return HookRun(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from bridge.pipeline.record import record, replace
 
-from bridge.pipeline.record import record
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Sequence
+    from typing import Any, Literal
 
-OnFailure = Literal["block", "ignore"]
+    OnFailure = Literal["block", "ignore"]
 
 
 @record(frozen=True, slots=True)
@@ -34,7 +37,8 @@ class HookSpec:
 
     @property
     def identity(self) -> tuple[Any, ...]:
-        """Identical handlers (same thing run the same way) run once, as in CC."""
+        """Identical handlers (same thing run the same way) run once, as in CC; `merged` says
+        with which settings."""
         return (self.type, self.command, self.args, self.shell, self.if_rule)
 
     def to_json(self) -> dict[str, Any]:
@@ -46,3 +50,16 @@ class HookSpec:
     def from_json(cls, data: dict[str, Any]) -> HookSpec:
         args = data.get("args")
         return cls(**{**data, "args": tuple(args) if args is not None else None})
+
+
+def merged(copies: Sequence[HookSpec]) -> HookSpec:
+    """One run for identical handlers, with their strictest settings: `block` over `ignore`,
+    the shortest timeout. Nothing depends on the copies' order: the name (and place) is the
+    least one, the position in config order the first."""
+    named = min(copies, key=lambda copy: (copy.name, copy.where))
+    return replace(
+        named,
+        order=min(copy.order for copy in copies),
+        on_failure="ignore" if all(c.on_failure == "ignore" for c in copies) else "block",
+        timeout=min(copy.timeout for copy in copies),
+    )

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Literal
-
 from bridge.pipeline.record import record
 
-# "block" is PostToolUse's word for deny; "failure" is a hook that did not give a usable answer.
-Kind = Literal["deny", "ask", "allow", "defer", "none", "block", "failure"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping
+    from typing import Any, Literal
+
+    # "block" is PostToolUse's word for deny; "failure" is a hook that did not give a usable answer.
+    Kind = Literal["deny", "ask", "allow", "defer", "none", "block", "failure"]
 
 
 @record(frozen=True, slots=True)

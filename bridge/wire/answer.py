@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from bridge.pipeline import Ask, Deny, PreDecision
 from bridge.pipeline.record import record
 from bridge.wire import jsonio
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Sequence
+    from typing import Any
 
 # Exit 2 blocks on every CC version; since 2.1.197 CC also reads the JSON and prefers its reason.
 DENY_EXIT = 2

@@ -9,8 +9,11 @@ The digests are the same either way.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Callable
+    from typing import Any
 
 _SMALL = 1 << 20
 
@@ -32,3 +35,17 @@ def sha256_hex(data: bytes) -> str:
     import hashlib
 
     return hashlib.sha256(data).hexdigest()
+
+
+def hmac_sha256_hex(key: bytes, data: bytes) -> str:
+    """RFC 2104 HMAC-SHA-256, on the built-in SHA-256 for the same reason as `sha256_hex`."""
+    if _BUILTIN is None or len(data) > _SMALL:
+        import hashlib
+        import hmac
+
+        return hmac.new(key, data, hashlib.sha256).hexdigest()
+    if len(key) > 64:  # SHA-256's block size
+        key = _BUILTIN(key).digest()
+    block = key.ljust(64, b"\0")
+    inner = _BUILTIN(bytes(byte ^ 0x36 for byte in block) + data).digest()
+    return str(_BUILTIN(bytes(byte ^ 0x5C for byte in block) + inner).hexdigest())

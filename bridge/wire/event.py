@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from bridge.pipeline.record import record
 from bridge.wire import jsonio
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Iterator
+    from typing import Any
 
 # A Write of a large file is normal; anything past this is refused, never truncated.
 MAX_EVENT_BYTES = 16 * 1024 * 1024
@@ -15,6 +19,22 @@ MAX_EVENT_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 200
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
+# Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
+# event is refused with the closest of these.
+CC_EVENTS = frozenset(
+    {
+        *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification"),
+        *("UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop"),
+        *("StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"),
+        *("PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup"),
+        *("TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult"),
+        *("ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged"),
+        *("FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"),
+    }
+)
+# The one place saying which events' sub-hooks `ccbridge run` runs; hooks of the other CC
+# events in a ccbridge config would never run, so the config refuses them.
+SUBHOOK_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
 
 class EventError(ValueError):

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from bridge.subhooks.verdict import HookRun, Verdict
 from bridge.wire import jsonio
 from bridge.wire.event import MAX_DEPTH, deeper_than
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping
+    from typing import Any
 
 _PRE_DECISIONS = {"allow": "allow", "deny": "deny", "ask": "ask", "defer": "defer"}
 _LEGACY = {"approve": "allow", "block": "deny"}

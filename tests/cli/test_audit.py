@@ -152,3 +152,15 @@ def test_bad_time_is_a_usage_error(sandbox: Sandbox) -> None:
     done = sandbox.run("audit", "--since", "yesterday")
     assert done.returncode == 2 and "neither an ISO time" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_corrupt_lines_are_counted_not_hidden(sandbox: Sandbox) -> None:
+    write_log(sandbox, RECORDS)  # one torn line
+    with (sandbox.state / "audit.jsonl.1").open("a") as handle:
+        handle.write('[1, 2]\n\n"a string"\n')  # JSON but not records; the blank line is no loss
+    for args in ((), ("--json",), ("--summary",), ("--gaps",)):
+        done = sandbox.run("audit", *args)
+        assert "skipped 3 corrupt line(s)" in done.stderr, (args, done.stderr)
+    write_log(sandbox, RECORDS[:2])
+    (sandbox.state / "audit.jsonl").write_text("")
+    assert "skipped" not in sandbox.run("audit").stderr

@@ -96,3 +96,20 @@ def test_unwritable_audit_location(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.config, f"audit:\n  path: {blocker}/audit.jsonl\n")
     code, found = findings(sandbox)
     assert code == 1 and found["audit"][0][0] == "fail"
+
+
+def test_goals_without_their_events_registered(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    sandbox.write(sandbox.config, "goals: {enabled: true}\n")
+    assert sandbox.run("install").returncode == 0
+    _code, found = findings(sandbox)
+    assert found["goals"] == [("ok", "goals are enabled and their events are registered")]
+    settings = json.loads(sandbox.settings.read_text())
+    for event in ("UserPromptSubmit", "Stop"):
+        del settings["hooks"][event]
+    sandbox.write_json(sandbox.settings, settings)
+    code, found = findings(sandbox)
+    assert code == 1
+    [(level, message)] = found["goals"]
+    assert level == "fail" and "UserPromptSubmit, Stop" in message
+    assert "run `ccbridge install`" in message

@@ -1,5 +1,6 @@
-"""A goal change is applied host-side only for a call that goes ahead: after every guard, and
-never while the call still waits for the user's answer to a permission prompt."""
+"""A goal change is judged at PreToolUse, after every guard, and applied host-side only when
+Claude Code reports that the call ran (its PostToolUse or PostToolUseFailure): never for a call
+that a guard denies, that waits for the user's answer, or that CC refuses after our answer."""
 
 from __future__ import annotations
 
@@ -45,7 +46,16 @@ def ccbridge(root: Path, args: list[str], event: dict[str, Any] | None = None) -
     return done.stdout.decode()
 
 
+def post_event(pre: dict[str, Any], name: str = "PostToolUse") -> dict[str, Any]:
+    return {**pre, "hook_event_name": name, "tool_response": {"stdout": "", "stderr": ""}}
+
+
+def goal_of(root: Path) -> Any:
+    return orjson.loads(ccbridge(root, ["goal", "get"]))["goal"]
+
+
 def goal_after_create(root: Path, extra_config: str) -> tuple[str, Any]:
+    """Answer to the create's PreToolUse, and the goal before any PostToolUse."""
     config = root / "c.yaml"
     config.write_text("goals: {enabled: true}\n" + extra_config)
     prompt = {
@@ -56,13 +66,58 @@ def goal_after_create(root: Path, extra_config: str) -> tuple[str, Any]:
     }
     ccbridge(root, ["run", "--config", str(config)], prompt)
     answer = ccbridge(root, ["run", "--config", str(config)], CREATE)
-    return answer, orjson.loads(ccbridge(root, ["goal", "get"]))["goal"]
+    return answer, goal_of(root)
 
 
-def test_an_authorized_change_is_applied(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ran", ["PostToolUse", "PostToolUseFailure"])
+def test_an_authorized_change_is_applied_once_when_the_call_ran(tmp_path: Path, ran: str) -> None:
     answer, goal = goal_after_create(tmp_path, "")
     assert answer == ""
-    assert goal is not None and goal["objective"] == "ship"
+    assert goal is None, "judged only: nothing applies before CC reports the call ran"
+    config = ["run", "--config", str(tmp_path / "c.yaml")]
+
+    first = orjson.loads(ccbridge(tmp_path, config, post_event(CREATE, ran)))
+    context = first["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("ccbridge goal: the change is applied.")
+    goal = goal_of(tmp_path)
+    assert goal is not None and (goal["objective"], goal["revision"]) == ("ship", 1)
+
+    # The same event again (a duplicate or a replay) finds nothing left to apply.
+    assert ccbridge(tmp_path, config, post_event(CREATE, ran)) == ""
+    assert goal_of(tmp_path) == goal
+
+
+def test_a_post_event_for_another_command_applies_nothing(tmp_path: Path) -> None:
+    goal_after_create(tmp_path, "")
+    other = {**CREATE, "tool_input": {"command": "ccbridge goal create --objective other"}}
+    answer = orjson.loads(
+        ccbridge(tmp_path, ["run", "--config", str(tmp_path / "c.yaml")], post_event(other))
+    )
+    assert '"code": "invalid_request"' in answer["hookSpecificOutput"]["additionalContext"]
+    assert goal_of(tmp_path) is None
+
+
+def test_the_engine_passes_the_configured_goal_settings(tmp_path: Path) -> None:
+    """Each goal setting reaches the goal code as configured, defaults included (a mutant
+    passing blocked_min_rounds=0 was caught only end to end)."""
+    from bridge.config.build import compile_sources
+    from bridge.config.compiled import Source
+    from bridge.engine import Host, goal_settings
+
+    def settings(text: str) -> Any:
+        source = Source(tmp_path / "c.yaml", text.encode(), ("c", 0, 0, "x"))
+        config = compile_sources([source], "key")
+        return goal_settings(config, Host(env={"CCBRIDGE_STATE_DIR": str(tmp_path)}))
+
+    default = settings("goals: {enabled: true}\n")
+    assert (default.enabled, default.blocked_min_rounds, default.default_max_rounds) == (
+        True,
+        3,
+        10,
+    )
+    assert default.state_dir == tmp_path
+    chosen = settings("goals: {enabled: true, blocked_min_rounds: 5, default_max_rounds: 7}\n")
+    assert (chosen.blocked_min_rounds, chosen.default_max_rounds) == (5, 7)
 
 
 ASK = (
@@ -91,3 +146,8 @@ def test_no_change_for_a_call_that_does_not_go_ahead(
     answer, goal = goal_after_create(tmp_path, extra_config)
     assert orjson.loads(answer)["hookSpecificOutput"]["permissionDecision"] == decision
     assert goal is None
+    if decision == "ask":
+        return  # the user may still say yes; CC then reports the call and it applies
+    # A call denied before it ran has nothing judged: even a PostToolUse applies nothing.
+    ccbridge(tmp_path, ["run", "--config", str(tmp_path / "c.yaml")], post_event(CREATE))
+    assert goal_of(tmp_path) is None

@@ -51,6 +51,16 @@ def test_bad_regex_is_an_error() -> None:
         ("Edit(*.py)", "Edit", {"file_path": "/p/src/a.js"}, False),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com/x"}, True),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://other.org/"}, False),
+        # The host as a URL parser reads it: user and password, case, port, no scheme.
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://me@example.com/"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://u:p@example.com:8/"}, True),
+        ("WebFetch(domain:evil.org)", "WebFetch", {"url": "https://evil.org@example.com/"}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "HTTPS://EXAMPLE.COM/x"}, True),
+        ("WebFetch(domain:Example.com)", "WebFetch", {"url": "https://example.com/x"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "example.com/x"}, True),
+        ("WebFetch(domain:*.example.com)", "WebFetch", {"url": "http://a.example.com:80"}, True),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com.evil/"}, False),
+        ("WebFetch(domain:example.com)", "WebFetch", {"url": "http://[::1/"}, True),  # unreadable
     ],
 )
 def test_if_rules(rule: str | None, tool: str, tool_input: dict[str, str], hit: bool) -> None:

@@ -2,13 +2,36 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import time
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from bridge.subhooks import contain, runner
 from bridge.subhooks.runner import argv_of, run_hooks, substitute
 from bridge.subhooks.spec import HookSpec
+
+
+@contextlib.contextmanager
+def _uncontained() -> Iterator[None]:
+    yield None
+
+
+@pytest.fixture(autouse=True, params=["linux", "no-pidfd", "no-pidfd-no-containment"])
+def platform(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every runner test on Linux as it is, without pidfd (exits polled), and as on macOS:
+    neither pidfd nor subreaper and /proc, only process groups."""
+    if request.param != "linux":
+        monkeypatch.setattr(runner, "open_pidfd", lambda _pid: None)
+    if request.param == "no-pidfd-no-containment":
+        monkeypatch.setattr(runner, "contained", _uncontained)
+    return str(request.param)
 
 
 def hook(command: str, timeout: float = 10.0, **extra: Any) -> HookSpec:
@@ -119,3 +142,57 @@ def test_placeholders_and_argv() -> None:
         "a b",
     ]
     assert argv_of(hook("echo", shell="bash"), env) == ["bash", "-c", "echo"]
+
+
+def _marked(marker: str) -> list[int]:
+    """Live processes whose environment carries CCBRIDGE_TEST_MARKER=marker."""
+    return [pid for pid in contain.marked(marker) if _running(pid)]
+
+
+def test_an_unusable_pidfd_falls_back_to_polling(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pidfd_open failing after the hook started (ENOSYS, seccomp) neither fails the run nor
+    leaves the hook running."""
+
+    def refuse(_pid: int) -> int:
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(os, "pidfd_open", refuse)
+    started = time.monotonic()
+    slow, quick = run_hooks(
+        [hook("sleep 0.3; echo slow; exit 3"), hook("echo quick")], b"", dict(os.environ), None
+    )
+    assert (slow.exit_code, slow.stdout, slow.error) == (3, b"slow\n", None)
+    assert (quick.exit_code, quick.stdout, quick.error) == (0, b"quick\n", None)
+    assert time.monotonic() - started < 5  # polled, not waited out to a timeout
+
+
+def test_a_start_that_fails_half_way_kills_the_started_hook(
+    monkeypatch: pytest.MonkeyPatch, platform: str
+) -> None:
+    def broken(_pid: int) -> int:
+        raise RuntimeError("broken after Popen")
+
+    monkeypatch.setattr(runner, "open_pidfd", broken)
+    marker = uuid.uuid4().hex
+    env = {**os.environ, contain.MARK: marker}  # the hooks carry it on every platform
+    with pytest.raises(RuntimeError, match="broken after Popen"):
+        run_hooks([hook("sleep 30")], b"", env, None)
+    for _ in range(100):  # SIGKILL delivery is asynchronous; a survivor stays for good
+        if not _marked(marker):
+            break
+        time.sleep(0.02)
+    assert _marked(marker) == [], f"left running ({platform})"
+
+
+def test_descendants_that_leave_the_group_are_killed(tmp_path: Path, platform: str) -> None:
+    if platform == "no-pidfd-no-containment":
+        pytest.skip("process groups only: a setsid child escapes (the documented macOS limit)")
+    pids = tmp_path / "pids"
+    script = (
+        f"setsid sleep 30 & echo $! >> {pids}; "
+        f"env -i /bin/sh -c 'setsid /bin/sleep 30 & echo $! >> {pids}'; echo done"
+    )
+    (run,) = run_hooks([hook(script)], b"", dict(os.environ), None)
+    assert (run.exit_code, run.stdout) == (0, b"done\n")
+    assert len(pids.read_text().split()) == 2
+    assert not any(alive(int(pid)) for pid in pids.read_text().split())

@@ -43,7 +43,7 @@ from .harness import (
 )
 from .model_stub import RecordedRequest, ToolCall, Turn
 
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop")
+HOOK_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "UserPromptSubmit", "Stop")
 HOOK_TIMEOUT_S = 60
 CONTINUATION_MARK = "[ccbridge goal, round "
 Goal = dict[str, Any]
@@ -106,6 +106,15 @@ class GoalSession:
     session_id: str = field(default_factory=lambda: str(uuid.uuid4()))
     # CC permission rules beyond the goal commands, e.g. "Bash" for a user who allows any.
     allow: tuple[str, ...] = ()
+    # CC permission rules that refuse (`deny`) or ask the user (`ask`; `-p` refuses those).
+    deny: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    # Extra ccbridge config, e.g. {"self_protection": False}.
+    config_extra: dict[str, Any] = field(default_factory=dict)
+    # Whether CC trusts the project (its trust dialog accepted), and which settings file holds
+    # the permission rules: "project" (.claude/settings.json) or "user" (~/.claude/...).
+    trusted: bool = True
+    rules_in: str = "project"
     runs: int = 0
 
     def __post_init__(self) -> None:
@@ -114,9 +123,13 @@ class GoalSession:
         self.state_dir = self.root / "state"
         for directory in (self.project, self.home):
             directory.mkdir(parents=True, exist_ok=True)
-        _trust_project(self.home, self.project.resolve())
+        if self.trusted:
+            _trust_project(self.home, self.project.resolve())
+        else:
+            (self.home / ".claude.json").write_text("{}", encoding="utf-8")
         self.config = self.root / "ccbridge.yaml"
-        self.config.write_text(yaml.safe_dump({"goals": {"enabled": True}}), encoding="utf-8")
+        config = {"goals": {"enabled": True}, **self.config_extra}
+        self.config.write_text(yaml.safe_dump(config), encoding="utf-8")
         self.ccbridge = ccbridge_executable()
 
     # -- running Claude Code ------------------------------------------------------------------
@@ -130,7 +143,13 @@ class GoalSession:
         }
         hooks = {event: [{"matcher": "*", "hooks": [handler]}] for event in HOOK_EVENTS}
         allow = ["Bash(ccbridge goal:*)", f"Bash({self.ccbridge} goal:*)", *self.allow]
-        return {"permissions": {"allow": allow}, "hooks": hooks}
+        permissions = {"allow": allow, "deny": list(self.deny), "ask": list(self.ask)}
+        if self.rules_in == "user":
+            user = self.home / ".claude" / "settings.json"
+            user.parent.mkdir(exist_ok=True)
+            user.write_text(json.dumps({"permissions": permissions}), encoding="utf-8")
+            return {"hooks": hooks}
+        return {"permissions": permissions, "hooks": hooks}
 
     def env(self) -> dict[str, str]:
         """CC's environment: CC itself tells its Bash tool the session (CLAUDE_CODE_SESSION_ID)."""
@@ -215,6 +234,13 @@ class GoalSession:
         assert completed.returncode == 0, completed.stdout + completed.stderr
         payload: dict[str, Any] = json.loads(completed.stdout)
         return payload
+
+    def changes(self) -> list[str]:
+        """The actions of the session's goal log, in order (what was really applied)."""
+        store = GoalStore.open_readonly(self.state_dir / DB_NAME)
+        assert store is not None, "no goal store"
+        with store, store.read() as tx:
+            return [change.action.value for change in tx.changes(self.session_id)]
 
     def goal(self) -> Goal:
         goal = self.get()["goal"]

@@ -54,6 +54,8 @@ class SessionDriver:
     settings: GoalSettings
     session_id: str
     tool_uses: int = field(default=0)
+    # False plays a call that Claude Code refused after the hook's answer: no PostToolUse.
+    runs: bool = True
 
     def _event(self, name: str, **fields: Any) -> dict[str, Any]:
         return {
@@ -80,7 +82,16 @@ class SessionDriver:
             tool_use_id=f"toolu_{self.tool_uses}",
             **extra,
         )
-        return cc.on_pre_tool_use(event, self.settings)
+        denied = cc.on_pre_tool_use(event, self.settings)
+        if denied is not None or not self.runs:
+            return denied
+        # Claude Code ran the call: its PostToolUse applies the judged change.
+        context = cc.on_post_tool_use({**event, "hook_event_name": "PostToolUse"}, self.settings)
+        if context is None:
+            return None  # no goal change (`get`, --help, ...)
+        if '"ok": false' in context:
+            return cc.deny_reason(json.loads(context[context.index("{") :])["error"])
+        return None
 
     def create(self, objective: str = "make the tests pass", max_rounds: int = 5) -> str | None:
         return self.bash(

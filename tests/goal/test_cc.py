@@ -177,7 +177,9 @@ def test_reaching_the_cap_blocks_with_round_limit(session: SessionDriver) -> Non
     start_goal(session, max_rounds=2)
     run_round(session, 1)
     run_round(session, 2)
-    assert session.stop() is None
+    answer = session.stop()  # the turn ends (no block), and the user is told why
+    assert answer is not None and set(answer) == {"systemMessage"}
+    assert "all 2 rounds are used" in answer["systemMessage"]
     goal = session.goal()
     assert goal is not None
     assert (goal.phase, goal.blocked_reason, goal.rounds_started) == (

@@ -81,6 +81,7 @@ def test_get_and_create_print_what_the_hook_recorded(session: SessionDriver) -> 
     assert created.code == 0
     assert created.output["ok"] is True
     assert created.output["goal"] == goal.to_dict()
+    assert created.output["status"] == "pending"  # printed before CC reports the call ran
 
 
 def test_a_denied_update_prints_its_error(session: SessionDriver) -> None:
@@ -117,8 +118,27 @@ def test_commands_change_nothing_by_themselves(session: SessionDriver) -> None:
     assert session.goal() == goal
 
 
-def test_missing_session_is_a_json_error(settings: GoalSettings) -> None:
+def test_get_outside_a_session_lists_every_goal(settings: GoalSettings) -> None:
+    assert run(settings, None, "get").output["sessions"] == []
+    goals = {}
+    for session_id in ("s-b", "s-a"):
+        driver = SessionDriver(settings, session_id)
+        driver.prompt()
+        assert driver.create(objective=f"objective of {session_id}") is None
+        goals[session_id] = driver.goal()
     result = run(settings, None, "get")
+    assert result.code == 0
+    assert result.output["sessions"] == [
+        {"session_id": sid, "goal": goals[sid].to_dict()}  # type: ignore[union-attr]
+        for sid in ("s-a", "s-b")
+    ]
+    assert "--session" in result.output["note"]
+    one = run(settings, None, "get", "--session", "s-a")
+    assert one.output["goal"] == goals["s-a"].to_dict()  # type: ignore[union-attr]
+
+
+def test_a_change_outside_a_session_is_a_json_error(settings: GoalSettings) -> None:
+    result = run(settings, None, "create", "--objective", "x")
     assert result.code == 1
     assert "CLAUDE_CODE_SESSION_ID" in result.output["error"]["message"]
 

@@ -88,7 +88,7 @@ def test_exactly_one_process_wins_each_revision(tmp_path: Path) -> None:
 
 def race_hook(settings: GoalSettings, worker: int, start: Event, reports: Any) -> None:
     start.wait()
-    driver = SessionDriver(settings, "s")
+    driver = SessionDriver(settings, "s", tool_uses=1000 * worker)  # ids unique, as in CC
     command = (
         f"ccbridge goal update --id g1 --revision 1 --action edit --objective 'worker {worker}'"
     )

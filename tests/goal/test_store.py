@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import sqlite3
+import stat
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from bridge.goal.activation import ProcessIdentity
 from bridge.goal.authority import EventKind, SessionEvent, Source
 from bridge.goal.errors import Code
 from bridge.goal.model import Action, Change, Goal
-from bridge.goal.store import GoalStore
+from bridge.goal.store import _SCHEMA_V1, SCHEMA_VERSION, GoalStore, Pending, _dumps
 
 from .driver import refused
 
@@ -40,7 +41,54 @@ def test_opens_in_wal_mode_with_its_schema(db: Path) -> None:
         pass
     raw = sqlite3.connect(db)
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert raw.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_the_store_is_private_to_its_user(db: Path) -> None:
+    db.parent.mkdir(mode=0o755)
+    db.parent.chmod(0o755)  # whatever the umask, as another tool might have left it
+    with GoalStore.open(db) as store, store.write() as tx:
+        tx.append_event("s", SessionEvent(EventKind.TURN_START, Source.human()), NOW)
+        files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
+        assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in files} == {
+            path.name: 0o600 for path in files
+        }
+    assert stat.S_IMODE(db.parent.stat().st_mode) == 0o700
+
+
+def test_a_version_1_store_gains_the_pending_table(db: Path) -> None:
+    db.parent.mkdir()
+    raw = sqlite3.connect(db, isolation_level=None)
+    raw.execute("PRAGMA journal_mode = WAL")
+    for statement in _SCHEMA_V1.split(";"):
+        if statement.strip():
+            raw.execute(statement)
+    raw.execute("PRAGMA user_version = 1")
+    raw.execute(
+        "INSERT INTO goal_changes VALUES ('s', 1, 'g1', 1, ?)", (_dumps(created().to_event()),)
+    )
+    raw.close()
+    with GoalStore.open(db) as store, store.read() as tx:
+        assert tx.current_goal("s") == created().goal
+        assert tx.take_pending("s", "t") is None
+
+
+def test_a_pending_change_is_taken_once(db: Path) -> None:
+    pending = Pending("cmd", 3, ("g1", 1), created(), {"ok": True}, expires=100.0)
+    with GoalStore.open(db) as store:
+        with store.write() as tx:
+            tx.put_pending("s", "t1", pending, now=50.0)
+        with store.write() as tx:
+            assert tx.take_pending("s", "t1") == pending
+            assert tx.take_pending("s", "t1") is None
+
+
+def test_expired_pending_changes_are_swept(db: Path) -> None:
+    old = Pending("cmd", 3, None, created(), {}, expires=10.0)
+    with GoalStore.open(db) as store, store.write() as tx:
+        tx.put_pending("s", "t1", old, now=5.0)
+        tx.put_pending("s", "t2", old, now=20.0)
+        assert tx.take_pending("s", "t1") is None
 
 
 def test_commit_checks_each_change_against_the_head(db: Path) -> None:

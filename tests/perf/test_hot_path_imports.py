@@ -123,12 +123,20 @@ EMPTY_CONFIG_ALLOWED = (
     "fcntl",
 )
 
-# A sub-hook additionally needs the matchers and the process machinery.
+# A sub-hook additionally needs the matchers and the process machinery (ctypes: prctl, to hold
+# in what a hook starts).
 SUBHOOK_ALLOWED = (
     *EMPTY_CONFIG_ALLOWED,
+    "bridge.subhooks.contain",
     "bridge.subhooks.if_rule",
     "bridge.subhooks.matcher",
     "bridge.subhooks.runner",
+    "bridge.subhooks.select",
+    "ctypes",
+    "ctypes._endian",
+    "_ctypes",
+    "struct",
+    "_struct",
     "subprocess",
     "_posixsubprocess",
     "select",

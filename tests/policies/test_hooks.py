@@ -98,6 +98,23 @@ def test_other_events_get_no_answer(hook: Path) -> None:
     assert run(hook, stdin) == (0, "", "")
 
 
+def test_dangerous_shell_git_rules_are_switched_by_options() -> None:
+    stash = event("Bash", {"command": "git stash drop"})
+    assert "git stash drop deletes stashed changes" in denial(run(DANGEROUS, stash)[1])
+    assert run(DANGEROUS, stash, "--allow", "git-stash-drop") == (0, "", "")
+    lease = event("Bash", {"command": "git push --force-with-lease"})
+    assert run(DANGEROUS, lease) == (0, "", "")
+    code, stdout, _ = run(DANGEROUS, lease, "--deny", "git-push-force-with-lease")
+    assert code == 0
+    assert "--force-with-lease still overwrites the remote branch" in denial(stdout)
+
+
+def test_dangerous_shell_refuses_an_unknown_rule_with_a_blocking_exit() -> None:
+    code, stdout, stderr = run(DANGEROUS, event("Bash", {"command": "ls"}), "--allow", "nope")
+    assert (code, stdout) == (2, "")  # exit 2 blocks the call in Claude Code: fail closed
+    assert "invalid choice: 'nope'" in stderr
+
+
 def test_dangerous_shell_denies_what_it_cannot_parse() -> None:
     code, stdout, _ = run(DANGEROUS, event("Bash", {"command": "echo 'oops"}))
     assert code == 0

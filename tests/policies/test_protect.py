@@ -214,8 +214,8 @@ def test_self_protection(tmp_path: Path) -> None:
     )
     reason = bash(f"rm -rf {state}", guard)
     assert reason == (
-        f"ccbridge self-protection: `rm -rf {state}` may write to {state}, "
-        f"which matches protected {str(state)!r}"
+        f"ccbridge self-protection: `rm -rf {state}` names {state}, inside ccbridge's state "
+        f"{str(state)!r}, which the agent may not touch"
     )
     for path in (
         "/home/dev/.claude/settings.json",

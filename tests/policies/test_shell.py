@@ -12,6 +12,7 @@ from bridge.policies.shell import (
     Program,
     Redirect,
     Script,
+    SimpleCommand,
     Unparseable,
     parse,
     program,
@@ -203,3 +204,136 @@ WORDS = st.lists(st.text(alphabet="abcxyz/._-", min_size=1), min_size=1, max_siz
 def test_operators_separate_commands(commands: list[list[str]], operator: str) -> None:
     text = f" {operator} ".join(" ".join(words) for words in commands)
     assert argvs(text) == [tuple(words) for words in commands]
+
+
+def command(text: str) -> SimpleCommand:
+    return next(script(text).commands())
+
+
+@pytest.mark.parametrize(
+    ("text", "argv"),
+    [
+        ("$'\\x2f'bin/rm -rf $'\\057'", ("/bin/rm", "-rf", "/")),
+        (
+            "echo $'\\x72\\155' $'a\\tb' $'\\e' $'\\u00e9' $'\\cA' $'\\q'",
+            ("echo", "rm", "a\tb", "\x1b", "é", "\x01", "\\q"),
+        ),
+        ("echo $'a\\0b'c", ("echo", "ac")),  # bash strings end at a NUL
+        ("{rm,-rf,/}", ("rm", "-rf", "/")),
+        ("ls /{etc,usr}", ("ls", "/etc", "/usr")),
+        ("echo a{b,c{d,e}}f x{a,b,}y", ("echo", "abf", "acdf", "acef", "xay", "xby", "xy")),
+        (
+            "echo {1..3} {01..3} {a..e..2} {3..1}",
+            ("echo", "1", "2", "3", "01", "02", "03", "a", "c", "e", "3", "2", "1"),
+        ),
+        ("echo {x} {} a{b}c {a,b", ("echo", "{x}", "{}", "a{b}c", "{a,b")),
+        ("echo '{a,b}' \\{a,b} \"{\"a,b}", ("echo", "{a,b}", "{a,b}", "{a,b}")),
+        ("echo {a,'b c'}", ("echo", "a", "b c")),
+        (
+            "cat ~ ~/x ~root/y ~nosuchuser/z a=~/w",
+            ("cat", "/home/dev", "/home/dev/x", "/root/y", "~nosuchuser/z", "a=/home/dev/w"),
+        ),
+        ("cat '~'/x ~'root' \"~\"", ("cat", "~/x", "~root", "~")),
+        ("find . -exec rm {} \\;", ("find", ".", "-exec", "rm", "{}", ";")),
+    ],
+)
+def test_words_are_expanded_as_bash_does(
+    text: str, argv: tuple[str, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/dev")
+    assert command(text).argv == argv
+
+
+@pytest.mark.parametrize(
+    ("text", "dynamic"),
+    [
+        ("ls -la", set()),
+        ("x=rm; $x -rf /", {0}),
+        ('"$(command -v ccbridge)" run', {0}),
+        ("`which rm` -rf x", {0}),
+        ("cat${IFS}/etc/passwd", {0}),
+        ('rm -rf ${X:?}/ "$HOME" $1 $@', {2, 3, 4, 5}),
+        ("ls $(pwd) <(true)", {1, 2}),
+        ("rm *.py 'a*' a\\* x? [ab] '[' [ ] a[1]", {1, 4, 5, 9}),
+        ("cd ~+ ~- ~", {1, 2}),
+        ("echo {$a,b}", {1}),
+        ("sudo $CMD x", {0}),
+        ("echo $ '$' \"$\"", set()),  # a lone `$` is a plain dollar sign
+        ("echo a=$x", {1}),
+    ],
+)
+def test_words_not_known_statically_are_marked(text: str, dynamic: set[int]) -> None:
+    found = next(c for c in script(text).commands() if c.argv)
+    assert found.dynamic == frozenset(dynamic), found.argv
+
+
+@pytest.mark.parametrize(
+    ("text", "target", "dynamic"),
+    [
+        ("echo x > out", "out", False),
+        ("echo x > $F", "$F", True),
+        ('echo x > "$D/f"', "$D/f", True),
+        ("echo x > ~/f", "/home/dev/f", False),
+        ("echo x > {a,b}", "{a,b}", True),  # bash: ambiguous redirect
+        ("echo x > *.txt", "*.txt", True),
+        ("cat <<$EOF\nx\n$EOF", "$EOF", False),  # a here-document delimiter is not expanded
+    ],
+)
+def test_redirect_targets_not_known_statically_are_marked(
+    text: str, target: str, dynamic: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", "/home/dev")
+    (redirect,) = command(text).redirects
+    assert (redirect.target, redirect.dynamic) == (target, dynamic)
+
+
+@pytest.mark.parametrize(
+    ("text", "argv"),
+    [
+        ("flock /tmp/l rm x", ("rm", "x")),
+        ("flock -w 3 /tmp/l -c 'rm x'", ("sh", "-c", "rm x")),
+        ("taskset -c 0 rm x", ("rm", "x")),
+        ("setpriv --reuid 0 rm x", ("rm", "x")),
+        ("prlimit --nofile=10 rm x", ("rm", "x")),
+        ("strace -f -o log rm x", ("rm", "x")),
+        ("unshare -r rm x", ("rm", "x")),
+        ("chroot / rm x", ("rm", "x")),
+        ("nsenter -t 1 -m rm x", ("rm", "x")),
+        ("busybox rm x", ("rm", "x")),
+        ("script -qc 'rm x' /dev/null", ("script", "-qc", "rm x", "/dev/null")),
+        ("script -c 'rm x' /dev/null", ("sh", "-c", "rm x")),
+    ],
+)
+def test_wrappers_are_seen_through(text: str, argv: tuple[str, ...]) -> None:
+    assert command(text).argv == argv
+    assert ("rm", "x") in argvs(text) or text.startswith("script -qc")
+
+
+def test_xargs_adds_arguments_not_known_statically() -> None:
+    assert command("xargs -0 rm -f").more_args
+    assert command("find . | parallel rm").argv == ("find", ".")
+    assert not command("rm -f x").more_args
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ("echo " + "{a,b}" * 11, "brace expansion makes more than 1024 words"),
+        ("echo {1..5000}", "brace expansion makes more than 1024 words"),
+        ("echo " + "{a,b}" * 200, "more than 128 braces in one word"),
+    ],
+)
+def test_brace_expansion_is_capped(text: str, reason: str) -> None:
+    assert parse(text) == Unparseable(reason)
+
+
+@given(
+    st.lists(st.sampled_from(["a", "{", "}", ",", "'q'", "$x", "~", "*", "\\{", ".."]), max_size=12)
+)
+def test_brace_words_never_raise_and_mark_expansions(pieces: list[str]) -> None:
+    parsed = parse("echo " + "".join(pieces))
+    if isinstance(parsed, Script):
+        for found in parsed.commands():
+            for i, word in enumerate(found.argv):
+                if "$x" in word or "*" in word:
+                    assert i in found.dynamic

@@ -15,11 +15,12 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from bridge.wire.event import MAX_DEPTH, TOOL_EVENTS, deeper_than
-
 from .support import Outcome, Sandbox, encode, examples, matching, pre_tool_use
 
 FORBIDDEN = "FORBIDDEN"
+# ccbridge's documented nesting cap (docs/guarantees.md, section 6; the event object is level 1),
+# written here, not imported, so that a change to the code's cap is caught.
+NESTING_CAP = 200
 KNOWN = (
     "hook_event_name",
     "tool_name",
@@ -102,8 +103,8 @@ def truncated(draw: st.DrawFn) -> bytes:
 def deeply_nested(draw: st.DrawFn) -> bytes:
     event = draw(valid_events())
     depth = draw(
-        st.integers(1, 2 * MAX_DEPTH)
-        | st.integers(MAX_DEPTH - 3, MAX_DEPTH + 3)
+        st.integers(1, 2 * NESTING_CAP)
+        | st.integers(NESTING_CAP - 3, NESTING_CAP + 3)
         | st.integers(1000, 1100)
     )
     where = draw(st.sampled_from(["tool_input", "extra"]))
@@ -135,36 +136,67 @@ any_stdin = st.one_of(
 )
 
 
-def judgeable(data: bytes) -> dict[str, Any] | None:
-    """The PreToolUse event in `data` if ccbridge must judge it, else None (it must deny).
+def nesting(value: Any) -> int:
+    """Levels of nested objects and arrays; the event object itself is level 1 (no recursion:
+    hypothesis sends 1100 levels)."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, level)
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, level + 1) for child in children)
+    return deepest
 
-    Written from the protocol, not from ccbridge's code: one JSON object, a hook_event_name
-    string, tool_name and tool_input for tool events, the id-like fields strings if present,
-    nesting within the documented cap, and a cwd, if any, that is a directory a process can be
-    started in.
+
+def judgeable(data: bytes) -> dict[str, Any] | None:
+    """The event in `data`, or None when ccbridge must deny it whatever its kind.
+
+    Written from the protocol (cc-hooks-protocol.md, section 2) and ccbridge's documented caps,
+    not from ccbridge's code: stdin holds one JSON object, nested within the cap, whose
+    hook_event_name is a string. Without those ccbridge cannot even tell which event it has, so
+    the gate's rule applies: deny. Whether a *known* event is well-formed is up to the event
+    (see `pre_tool_use_is_judgeable`); for the other events the protocol asks nothing more of
+    ccbridge than an exit code of 0 or 2 without a traceback.
     """
     try:
-        raw = orjson.loads(data)
+        raw = orjson.loads(data)  # a strict JSON parser, not ccbridge's reader
     except orjson.JSONDecodeError:
         return None
-    if not isinstance(raw, dict) or deeper_than(raw, MAX_DEPTH):
+    if not isinstance(raw, dict) or nesting(raw) > NESTING_CAP:
         return None
     name = raw.get("hook_event_name")
-    if not isinstance(name, str) or not name:
-        return None
-    if name in TOOL_EVENTS and not (
-        isinstance(raw.get("tool_name"), str)
-        and raw["tool_name"]
-        and isinstance(raw.get("tool_input"), dict)
-    ):
-        return None
+    return raw if isinstance(name, str) and name else None
+
+
+def pre_tool_use_is_judgeable(raw: dict[str, Any]) -> bool:
+    """A PreToolUse event ccbridge can judge: a tool_name string and a tool_input object
+    (section 2), the id-like common fields strings when present, and a cwd, if any, that a
+    sub-hook can be started in (every PreToolUse runs one with this test's config). Anything
+    else is a tool call nobody judged: a deny."""
+    if not (isinstance(raw.get("tool_name"), str) and raw["tool_name"]):
+        return False
+    if not isinstance(raw.get("tool_input"), dict):
+        return False
     for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
         if raw.get(key) is not None and not isinstance(raw[key], str):
-            return None
+            return False
     cwd = raw.get("cwd")
-    if cwd and not os.path.isdir(cwd):
-        return None  # no sub-hook can be started there (a NUL byte, gone): failing closed is right
-    return raw
+    return not cwd or os.path.isdir(cwd)  # a NUL byte, or gone: no process starts there
+
+
+def test_the_oracle_asks_for_a_deny_only_where_the_protocol_does() -> None:
+    """The oracle itself: a deny for what cannot be judged; for other events with a cwd no
+    process starts in (a stored counterexample of the old oracle), no claim."""
+    for name in ("UserPromptSubmit", "Stop", "PostToolUse", "SomeFutureEvent"):
+        raw = judgeable(encode({**pre_tool_use(cwd="/no/such/dir"), "hook_event_name": name}))
+        assert raw is not None and raw["hook_event_name"] == name
+    assert not pre_tool_use_is_judgeable(pre_tool_use(cwd="/no/such/dir"))
+    assert pre_tool_use_is_judgeable(pre_tool_use())
+    assert judgeable(encode(pre_tool_use(extra=nested(NESTING_CAP - 1)))) is not None  # 200
+    assert judgeable(encode(pre_tool_use(extra=nested(NESTING_CAP)))) is None  # 201
+    for bad in (b"[]", b"{", b'{"hook_event_name": 1}', b'{"hook_event_name": ""}'):
+        assert judgeable(bad) is None
 
 
 def config(sandbox: Sandbox) -> Path:
@@ -180,13 +212,13 @@ def check(outcome: Outcome, data: bytes) -> None:
     assert "Traceback" not in outcome.stderr
     assert "could not write the audit record" not in outcome.stderr  # every decision audited
     raw = judgeable(data)
-    if raw is None:
+    if raw is not None and raw["hook_event_name"] != "PreToolUse":
+        return
+    if raw is None or not pre_tool_use_is_judgeable(raw):
         assert outcome.exit_code == 2
         assert outcome.decision == "deny"
         assert outcome.reason, outcome
         assert "internal error" not in outcome.reason  # a clear reason, not our own crash
-        return
-    if raw["hook_event_name"] != "PreToolUse":
         return
     forbidden = FORBIDDEN.encode() in data
     assert outcome.decision == ("deny" if forbidden else "none"), (outcome, data[:300])
@@ -222,7 +254,7 @@ def test_any_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -> None
         b'{"hook_event_name":"PreToolUse"}',
         b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":"ls"}',
         b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{},"cwd":7}',
-        encode(pre_tool_use(extra=nested(MAX_DEPTH + 1))),
+        encode(pre_tool_use(extra=nested(NESTING_CAP + 1))),
         encode(pre_tool_use(cwd="/tmp/\0")),
     ],
 )
@@ -249,7 +281,7 @@ def test_a_deep_hook_answer_is_a_failure_not_a_lost_audit(sandbox: Sandbox) -> N
     answer = {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
-            "updatedInput": {"command": nested(MAX_DEPTH)},
+            "updatedInput": {"command": nested(NESTING_CAP)},
         }
     }
     (sandbox.hooks / "deep.json").write_text(json.dumps(answer))
@@ -259,7 +291,7 @@ def test_a_deep_hook_answer_is_a_failure_not_a_lost_audit(sandbox: Sandbox) -> N
         encode(pre_tool_use()),
     )
     assert outcome.decision == "deny"
-    assert f"nested deeper than the {MAX_DEPTH}-level cap" in outcome.reason
+    assert f"nested deeper than the {NESTING_CAP}-level cap" in outcome.reason
     assert "could not write the audit record" not in outcome.stderr
 
 

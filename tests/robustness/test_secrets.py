@@ -6,10 +6,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
+import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from bridge.audit.redact import MASK, redact_text
+from bridge.audit.redact import MASK, redact, redact_text
 
 from .support import Sandbox, encode, examples, matching, pre_tool_use
 
@@ -38,6 +39,7 @@ tokens = st.one_of(
     st.tuples(*[chars(ALNUM + "-_", 12, 40)] * 3).map(lambda p: "eyJ" + ".".join(p)),
 )
 values = chars(ALNUM + "!#%^*+~", 8, 24)
+SCHEMES = ["postgres", "amqp", "amqps", "mongodb+srv", "mongodb", "redis", "rediss", "s3", "ldap"]
 secret_names = st.sampled_from(
     [
         "password",
@@ -61,7 +63,20 @@ def secrets_in_context(draw: st.DrawFn) -> tuple[str, str]:
     """(the secret, a command or file content that holds it) in one of the obvious shapes."""
     kind = draw(
         st.sampled_from(
-            ["token", "bearer", "url", "pem", "assign", "quoted", "json", "flag", "curl"]
+            [
+                "token",
+                "bearer",
+                "url",
+                "pem",
+                "assign",
+                "quoted",
+                "json",
+                "flag",
+                "curl",
+                "mysql",
+                "sshpass",
+                "aws",
+            ]
         )
     )
     if kind == "token":
@@ -84,12 +99,21 @@ def secrets_in_context(draw: st.DrawFn) -> tuple[str, str]:
         return secret, (
             f"-----BEGIN {label}PRIVATE KEY-----\n{secret}\n-----END {label}PRIVATE KEY-----\n"
         )
+    if kind == "aws":  # a bare secret access key beside its key id, in either order
+        key_id = draw(token("AKIA", "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567", 16, 16))
+        secret = draw(chars(ALNUM + "/+", 40, 40))
+        shape = draw(st.sampled_from(["{} {}", "{},{}", "{}\n{}", "--id {} --key {}"]))
+        pair = (key_id, secret) if draw(st.booleans()) else (secret, key_id)
+        return secret, f"aws configure import {shape.format(*pair)}"
     # Bearer tokens and URL passwords have their own alphabets; the rest may hold punctuation.
     secret = draw(chars(ALNUM, 8, 24) if kind in ("bearer", "url") else values)
     name = draw(secret_names)
+    scheme = draw(st.sampled_from(SCHEMES))
     shapes = {
         "bearer": f"curl -H 'Authorization: Bearer {secret}xyzw' https://api",
-        "url": f"psql postgres://admin:{secret}@db.internal:5432/app",
+        "url": f"connect {scheme}://admin:{secret}@db.internal:5432/app",
+        "mysql": f"mysql -u root -p{secret} app",
+        "sshpass": f"sshpass -p {secret} ssh deploy@host",
         "assign": f"{name}={secret} ./deploy.sh",
         "quoted": f'{name}="{secret} with spaces" ./run',
         "json": f'{{"user": "bob", "{name}": "{secret}"}}',
@@ -111,6 +135,53 @@ def test_redaction_masks_every_obvious_secret(
     assert MASK in redacted
 
 
+# The exact inputs of issue 15 (item 6) and their siblings: (text, the secret in it).
+LEAKS = [
+    ("amqp://guest:s3cretpw@rabbit:5672/", "s3cretpw"),
+    ("mongodb+srv://app:Pa55word@cluster0.example.net/db", "Pa55word"),
+    ("AMQPS://u:hunter22@q", "hunter22"),
+    ("git clone git+ssh://me:hunter22@host/repo", "hunter22"),
+    ("mongodb://app:p@ss@host/db", "p@ss"),
+    ("mysql -u root -pSECRETPW app", "SECRETPW"),
+    ("mysqldump -h db -pSECRETPW app > dump.sql", "SECRETPW"),
+    ("mariadb -uroot -p'two words' app", "two words"),
+    ("mysql --password=X app", "--password=X"),
+    ("mysql --password=abc app", "abc"),
+    ("sshpass -p SECRETPW ssh deploy@host", "SECRETPW"),
+    ("sshpass -pSECRETPW scp f host:", "SECRETPW"),
+    ("sshpass -e -p 'SECRET PW' ssh host", "SECRET PW"),
+    (
+        "aws configure import AKIAIOSFODNN7EXAMPLE wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+    (
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY,ASIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), LEAKS)
+def test_the_leaks_found_are_masked(text: str, secret: str) -> None:
+    assert secret not in redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["mkdir -p build", "ssh -p 2222 host", "git log -p", "https://example.com:8080/a@b", "x" * 40],
+)
+def test_ordinary_text_is_kept(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_keys_are_redacted_and_a_secret_named_key_masks_its_value() -> None:
+    token = "ghp_" + "a" * 36
+    other = "ghp_" + "b" * 36
+    redacted = redact({token: 1, other: 2, "db_password": {"from": "hunter2", "to": ["x"]}})
+    assert token not in str(redacted) and other not in str(redacted)
+    assert sorted(redacted.values(), key=str) == [1, 2, {"from": MASK, "to": [MASK]}]
+
+
 ECHO_HOOK = """#!{python}
 import json, sys
 event = json.load(sys.stdin)
@@ -128,6 +199,8 @@ if mode in ("deny", "ask"):
 if mode == "rewrite":
     key = next(iter(event["tool_input"]))
     specific["updatedInput"] = {{key: text + " --dry-run", "note": "was: " + text}}
+if mode == "rewrite-key":  # the secret becomes a key of the proposed input, so of the diff
+    specific["updatedInput"] = {{text: "x", "was: " + text: {{text: text}}}}
 print(json.dumps({{"hookSpecificOutput": specific, "systemMessage": "checked " + text}}))
 """
 
@@ -145,7 +218,7 @@ def strings(value: Any) -> list[str]:
 @examples(0.25)
 @given(
     found=secrets_in_context(),
-    mode=st.sampled_from(["deny", "ask", "exit2", "crash", "rewrite"]),
+    mode=st.sampled_from(["deny", "ask", "exit2", "crash", "rewrite", "rewrite-key"]),
     tool=st.sampled_from(["Bash", "Write"]),
 )
 def test_the_audit_never_stores_an_obvious_secret(
@@ -160,10 +233,12 @@ def test_the_audit_never_stores_an_obvious_secret(
     )
     outcome = sandbox.run(config, encode(pre_tool_use(text, tool=tool)))
     assert "Traceback" not in outcome.stderr
-    if mode != "rewrite":  # the hook did see the secret and said it back to Claude Code
+    if not mode.startswith(
+        "rewrite"
+    ):  # the hook did see the secret and said it back to Claude Code
         assert secret in outcome.reason or secret in outcome.payload.get("systemMessage", "")
     record = sandbox.audit()[-1]
-    if mode == "rewrite":
+    if mode.startswith("rewrite"):
         assert record["rewrites"], record
     assert not [text for text in strings(record) if secret in text]
     last_line = sandbox.audit_path.read_text(encoding="utf-8").splitlines()[-1]

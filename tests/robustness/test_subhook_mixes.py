@@ -3,6 +3,7 @@ the same reason, and leaves no process behind."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -207,3 +208,85 @@ def test_sigterm_to_ccbridge_still_kills_every_sub_hook(sandbox: Sandbox) -> Non
     assert (outcome.exit_code, outcome.decision) == (2, "deny")
     assert "stopped by signal" in outcome.reason
     assert sandbox.audit()[-1]["final"]["decision"] == "deny"
+
+
+def test_identical_handlers_run_once_and_fail_as_the_strictest_copy(sandbox: Sandbox) -> None:
+    """An `onFailure: ignore` copy listed first does not hide a `block` copy of the same
+    command, in either order; and the command runs once, not once per copy."""
+    runs = sandbox.root / "runs"
+    script = sandbox.script("counted_failure.sh", f"echo run >> {runs}\nexit 1")
+    ignoring = {"type": "command", "command": str(script), "onFailure": "ignore"}
+    blocking = {"type": "command", "command": str(script)}
+    for copies in ([ignoring, blocking], [blocking, ignoring]):
+        runs.write_text("")
+        outcome = sandbox.cli(sandbox.config(matching(copies)), encode(pre_tool_use()))
+        assert (outcome.exit_code, outcome.decision) == (2, "deny"), copies
+        assert runs.read_text() == "run\n"
+
+
+# A hook whose descendants leave its process group: `setsid`, a double fork, and one that also
+# drops its environment (so no marker finds it: its pid is written down instead).
+ESCAPES = """cat >/dev/null
+setsid sleep 30 &
+( setsid sh -c 'sleep 30 & exit 0' & )
+env -i /bin/sh -c 'setsid /bin/sleep 30 & echo $! > "$0"' "$1"
+{tail}"""
+
+
+def still_runs(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return "(sleep)" in stat and stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def escaping(sandbox: Sandbox, tail: str) -> tuple[Path, Path]:
+    pid_file = sandbox.root / f"escaped-{uuid.uuid4().hex}"
+    script = sandbox.script("escapes.sh", ESCAPES.format(tail=tail))
+    hooks = [{"type": "command", "command": f"{script} {pid_file}"}]
+    return sandbox.config(matching(hooks), name=f"escapes-{uuid.uuid4().hex}.yaml"), pid_file
+
+
+def test_descendants_that_leave_the_group_do_not_outlive_the_call(sandbox: Sandbox) -> None:
+    config, pid_file = escaping(sandbox, "exit 0")
+    marker = uuid.uuid4().hex
+    outcome = sandbox.cli(config, encode(pre_tool_use()), {MARKER_VAR: marker})
+    assert (outcome.exit_code, outcome.decision) == (0, "none"), outcome
+    assert_none_left(marker)
+    escaped = int(pid_file.read_text())
+    for _ in range(100):  # SIGKILL delivery is asynchronous; a survivor stays for good
+        if not still_runs(escaped):
+            break
+        time.sleep(0.05)
+    assert not still_runs(escaped), f"the setsid child {escaped} without environment survived"
+
+
+def test_sigkill_to_ccbridge_leaves_no_sub_hook_running(sandbox: Sandbox) -> None:
+    """ccbridge cannot clean up after a SIGKILL: its watchdog does (groups and marked
+    processes), for the hook, its children and those that left the group."""
+    config, pid_file = escaping(sandbox, "sleep 30")
+    marker = uuid.uuid4().hex
+    bridge = subprocess.Popen(
+        sandbox.command(config),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**sandbox.env, MARKER_VAR: marker},
+    )
+    assert bridge.stdin
+    bridge.stdin.write(encode(pre_tool_use()))
+    bridge.stdin.close()
+    # ccbridge, its watchdog, `sh -c`, the script and its 3 sleeps that keep the environment.
+    for _ in range(400):  # until the hook and its children run (bounded, not timed)
+        if len(survivors(marker)) >= 7 and pid_file.exists():
+            break
+        time.sleep(0.05)
+    assert len(survivors(marker)) >= 7, survivors(marker)
+    bridge.kill()
+    bridge.wait(timeout=60)
+    try:
+        assert_none_left(marker)
+    finally:  # out of reach once ccbridge is dead: it left the group and dropped the marker
+        with contextlib.suppress(ValueError, OSError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)

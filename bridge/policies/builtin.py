@@ -1,0 +1,21 @@
+"""The ready-made guards under stable names, for a config in any project:
+`policies: {guards: [builtin:dangerous_shell, builtin:protect_paths]}`.
+
+The same guards run as plain CC hooks from a checkout's `hooks/` folder; these names work from an
+installed ccbridge, where that folder does not exist.
+"""
+
+from __future__ import annotations
+
+from bridge.policies.dangerous import dangerous_shell
+from bridge.policies.protect import (
+    CC_SETTINGS_PATTERNS,
+    DEFAULT_SECRET_PATTERNS,
+    protected_paths_guard,
+)
+
+__all__ = ["NAMES", "dangerous_shell", "protect_paths"]
+
+# Secrets and Claude Code's settings files, against file tools and writing Bash commands.
+protect_paths = protected_paths_guard((*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS))
+NAMES = ("dangerous_shell", "protect_paths")

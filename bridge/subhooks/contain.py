@@ -1,0 +1,202 @@
+"""Nothing a sub-hook starts outlives the event (Linux).
+
+Killing each hook's process group misses what leaves the group: `setsid`, a double fork. So
+while hooks run, ccbridge is a child subreaper: such orphans are re-parented to ccbridge, not to
+init, and at the end every descendant that ccbridge did not have before is killed and reaped.
+
+ccbridge cannot clean up after its own SIGKILL. A watchdog process, forked before the first hook
+starts and moved to a session of its own, holds the read end of a pipe: ccbridge sends it each
+hook's process group, then an all-clear when the event is over. If the pipe closes without the
+all-clear, ccbridge died: the watchdog kills those groups and every process whose environment
+carries this event's token (`MARK`, which every hook and what it starts inherit), then exits.
+
+Elsewhere (macOS) none of this exists: process groups are killed as before.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager, suppress
+from functools import cache
+from typing import Any, NoReturn
+
+MARK = "CCBRIDGE_HOOK_RUN"  # tokens of the events whose hooks a process belongs to
+_PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
+_ALL_CLEAR = b"done\n"
+_SWEEP_SECONDS = 5.0  # the watchdog's bound for killing what a dead ccbridge left
+
+
+@cache
+def _libc() -> Any:
+    import ctypes  # only when a hook runs: a few milliseconds the hot path does not pay
+
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _prctl_subreaper(on: int) -> int:
+    """Set the subreaper flag; its previous value."""
+    import ctypes
+
+    prctl = _libc().prctl
+    previous = ctypes.c_int(0)
+    prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(previous), 0, 0, 0)
+    if prctl(_PR_SET_CHILD_SUBREAPER, on, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+    return previous.value
+
+
+def parents() -> dict[int, int]:
+    """pid -> parent pid of every process, read from /proc."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as stat:
+                    # The command name may hold spaces and parentheses: fields follow the last ")".
+                    table[int(name)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):  # it ended while we read
+                continue
+    return table
+
+
+def descendants(root: int, table: Mapping[int, int], spared: frozenset[int]) -> set[int]:
+    """Every process below `root`, leaving out the subtrees of `spared` children."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in table.items():
+        children.setdefault(parent, []).append(pid)
+    found: set[int] = set()
+    todo = [pid for pid in children.get(root, []) if pid not in spared]
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo.extend(children.get(pid, []))
+    return found
+
+
+def _tokens(environ: bytes) -> set[str]:
+    for entry in environ.split(b"\0"):
+        if entry.startswith(MARK.encode() + b"="):
+            return set(entry.split(b"=", 1)[1].decode(errors="replace").split())
+    return set()
+
+
+def marked(token: str) -> list[int]:
+    """Live processes whose environment carries the token."""
+    found = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/environ", "rb") as environ:
+                    if token in _tokens(environ.read()):
+                        found.append(int(name))
+            except OSError:  # ended, or not ours to read
+                continue
+    return found
+
+
+def _kill(pid: int) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _sweep(groups: list[int], token: str) -> None:
+    """What the watchdog does once ccbridge is gone: kill until two looks find nothing."""
+    for group in groups:
+        with suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    quiet, deadline = 0, time.monotonic() + _SWEEP_SECONDS
+    while quiet < 2 and time.monotonic() < deadline:
+        found = [pid for pid in marked(token) if pid != os.getpid()]
+        for pid in found:
+            _kill(pid)
+        quiet = 0 if found else quiet + 1
+        time.sleep(0.05)
+
+
+def _watch(pipe: int, parents_end: int, token: str) -> NoReturn:
+    """The watchdog's whole life, in the forked child; it never returns into the parent's code."""
+    try:
+        os.close(parents_end)  # else the pipe never reads as closed
+        os.setsid()  # a kill of ccbridge's process group does not take the watchdog along
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # never hold Claude Code's pipes open
+            os.dup2(null, fd)
+        os.closerange(3, pipe)
+        os.closerange(pipe + 1, os.sysconf("SC_OPEN_MAX"))
+        said = b""
+        while chunk := os.read(pipe, 4096):
+            said += chunk
+        if not said.endswith(_ALL_CLEAR):
+            _sweep([int(line) for line in said.split() if line.isdigit()], token)
+    finally:
+        os._exit(0)
+
+
+class Containment:
+    """One event's hooks, held in: `env` goes into every hook's environment, `started` is told
+    each hook's pid, `close` kills whatever is left."""
+
+    def __init__(self) -> None:
+        self.token = os.urandom(8).hex()
+        self._previous = _prctl_subreaper(1)
+        me = os.getpid()
+        before = {pid for pid, parent in parents().items() if parent == me}
+        read, self._pipe = os.pipe()
+        try:
+            self._watchdog = os.fork()
+        except OSError:
+            os.close(read)
+            os.close(self._pipe)
+            _prctl_subreaper(self._previous)
+            raise
+        if self._watchdog == 0:
+            _watch(read, self._pipe, self.token)
+        os.close(read)
+        self._spared = frozenset({*before, self._watchdog})  # not ours to kill
+
+    def env(self, env: Mapping[str, str]) -> dict[str, str]:
+        """The hook's environment with this event's token added (kept from enclosing events,
+        so a ccbridge run as a hook of another one stays findable by both)."""
+        return {**env, MARK: " ".join(filter(None, (env.get(MARK, ""), self.token)))}
+
+    def started(self, pid: int) -> None:
+        with suppress(OSError):  # a watchdog that died cannot be told; the rest still holds
+            os.write(self._pipe, b"%d\n" % pid)
+
+    def close(self) -> None:
+        me = os.getpid()
+        for _ in range(100):  # each pass kills all it sees; their orphans come back to us
+            table = parents()
+            family = descendants(me, table, self._spared)
+            if not family:
+                break
+            for pid in family:
+                _kill(pid)
+            for pid in family:
+                if table.get(pid) == me:
+                    with suppress(ChildProcessError):
+                        os.waitpid(pid, 0)
+        with suppress(OSError):
+            os.write(self._pipe, _ALL_CLEAR)
+        os.close(self._pipe)
+        with suppress(ChildProcessError):
+            os.waitpid(self._watchdog, 0)
+        _prctl_subreaper(self._previous)
+
+
+@contextmanager
+def contained() -> Iterator[Containment | None]:
+    """Containment where the system has what it needs (Linux's /proc and prctl), else None."""
+    if not sys.platform.startswith("linux"):
+        yield None
+        return
+    containment = Containment()
+    try:
+        yield containment
+    finally:
+        containment.close()

@@ -1,0 +1,30 @@
+"""Which configured handlers run for one tool call: CC's matcher and `if` rules, and identical
+handlers once, with their strictest settings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bridge.subhooks.if_rule import if_matches
+from bridge.subhooks.matcher import matches
+from bridge.subhooks.spec import HookSpec, merged
+
+
+def select(
+    hooks: Sequence[HookSpec], tool_name: str, tool_input: Mapping[str, Any]
+) -> list[tuple[HookSpec, bool]]:
+    """Every hook with whether it runs, in config order. The first matching copy of identical
+    handlers stands for all of them (merged); the other copies are listed as not run."""
+    hits = [
+        matches(hook.matcher, tool_name) and if_matches(hook.if_rule, tool_name, tool_input)
+        for hook in hooks
+    ]
+    copies: dict[tuple[Any, ...], list[int]] = {}
+    for index, hook in enumerate(hooks):
+        if hits[index]:
+            copies.setdefault(hook.identity, []).append(index)
+    chosen = [(hook, False) for hook in hooks]
+    for first, *others in copies.values():
+        chosen[first] = (merged([hooks[first], *(hooks[index] for index in others)]), True)
+    return chosen
