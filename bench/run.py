@@ -40,7 +40,7 @@ SLEEP = 0.2
 SLEEPERS = 5
 JSON_HOOK = "import json,sys; json.load(sys.stdin)"
 # What a wheel of this checkout is built from (no build/ or egg-info left in the checkout).
-PACKAGED = ("pyproject.toml", "README.md", "bridge")
+PACKAGED = ("pyproject.toml", "README.md", "bridge", "bin")
 
 
 class BenchError(RuntimeError):

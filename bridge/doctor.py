@@ -225,9 +225,7 @@ def config_problems(
     return problems + command_problems(compiled, env, project or Path.cwd())
 
 
-def check_config(
-    paths: Sequence[Path], env: Mapping[str, str], project: Path
-) -> Iterator[Finding]:
+def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
     if not paths:
         yield Finding(
             "info",
@@ -355,6 +353,64 @@ def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
         yield Finding("ok", "goals", "goals are enabled and their events are registered")
 
 
+def check_sandbox(
+    files: Sequence[Path], paths: Sequence[Path], env: Mapping[str, str], project: Path
+) -> Iterator[Finding]:
+    """With self-protection or goals on: is Claude Code's Bash sandbox the boundary around
+    ccbridge's files? Without it, the text guards raise the cost of tampering, no more."""
+    from bridge import sandbox
+    from bridge.config.compiled import load
+    from bridge.paths import cache_dir, config_layers
+
+    config = load(list(paths), None)
+    if not (config.self_protection or config.goals.enabled):
+        return
+    settings = sandbox.merged(files, Path(env.get("HOME") or Path.home()), project)
+    advice = f"set in {project / '.claude' / 'settings.local.json'}: " + json.dumps(
+        sandbox.recommended(project)
+    )
+    if not settings.enabled:
+        yield Finding(
+            "warn",
+            "sandbox",
+            "Claude Code's sandbox is off for Bash: self-protection judges commands by their "
+            "text, which raises the cost of tampering but is not a boundary (a program the "
+            "agent runs can still write ccbridge's state, cache and config); " + advice,
+        )
+        return
+    problems = [f"{program} is not installed" for program in sandbox.missing_programs(shutil.which)]
+    if settings.allow_unsandboxed:
+        problems.append("the model may ask to run a command outside it (allowUnsandboxedCommands)")
+    if not settings.fail_if_unavailable:
+        problems.append("where it cannot start, commands run unsandboxed (failIfUnavailable)")
+    if settings.excluded:
+        problems.append("excludedCommands run outside it: " + ", ".join(settings.excluded))
+    protected = [
+        state_dir(env),
+        cache_dir(env),
+        *config_layers(env, project),
+        *(Path(path) for path in paths),
+        *files,
+    ]
+    temp = Path("/tmp") / f"claude-{os.getuid()}"  # sandboxed commands' $TMPDIR (seen)
+    for path in sandbox.writable_inside(settings, project, protected, temp):
+        problems.append(f"{path} stays writable inside it (add it to filesystem.denyWrite)")
+    if problems:
+        yield Finding(
+            "warn",
+            "sandbox",
+            "Claude Code's sandbox is on, but " + "; ".join(problems) + "; "
+            "until fixed, self-protection is not a boundary; " + advice,
+        )
+    else:
+        yield Finding(
+            "ok",
+            "sandbox",
+            "Claude Code's sandbox is on for Bash: ccbridge's state, cache and config and CC's "
+            "settings are out of reach of the commands the agent runs",
+        )
+
+
 def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     files = settings_files(env, project)
     paths, _how = find_config(None, env, project)
@@ -369,5 +425,6 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
             *check_audit(paths, env),
             *check_twice(files, paths),
             *check_goals(files, paths),
+            *check_sandbox(files, paths, env, project),
         ]
     return findings

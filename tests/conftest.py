@@ -24,6 +24,7 @@ _COMMON = settings(
 )
 settings.register_profile("ci", _COMMON, max_examples=60)
 settings.register_profile("long", _COMMON, max_examples=2000)
+settings.register_profile("mutation", _COMMON, max_examples=15)  # scripts/mutation: per mutant
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -6,9 +6,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bridge.config.compiled import AuditConfig, GoalConfig
+from bridge.config.compiled import AuditConfig, CompiledConfig, GoalConfig
 
 MAX_HOOK_TIMEOUT = 50.0  # seconds: stays under the 60 s CC timeout `ccbridge install` registers
+_COMPILED = CompiledConfig()  # the defaults of a config without that key, kept in one place
 
 
 class Handler(BaseModel):
@@ -65,9 +66,9 @@ class Defaults(BaseModel):
 
     timeout: float = Field(default=20.0, gt=0, le=MAX_HOOK_TIMEOUT)
     on_failure: Literal["block", "ignore"] = "block"
-    approval: Literal["prompt", "none"] = "prompt"
-    max_hooks: int = Field(default=64, ge=1, le=256)
-    output_cap: int = Field(default=1024 * 1024, ge=1024, le=64 * 1024 * 1024)
+    approval: Literal["prompt", "none"] = "prompt"  # CompiledConfig's default too
+    max_hooks: int = Field(default=_COMPILED.max_hooks, ge=1, le=256)
+    output_cap: int = Field(default=_COMPILED.output_cap, ge=1024, le=64 * 1024 * 1024)
 
 
 class Policies(BaseModel):

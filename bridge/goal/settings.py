@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bridge import paths
+from bridge.config.compiled import GoalConfig
 from bridge.goal.activation import ProcessIdentity, find_cc_process
 from bridge.goal.provenance import bash_tool_refusal
 
@@ -23,12 +24,15 @@ def stop_block_cap_from_env(environ: Mapping[str, str] = os.environ) -> int:
     return int(value) if value.isdigit() and int(value) > 0 else CC_STOP_BLOCK_CAP
 
 
+_CONFIG_DEFAULTS = GoalConfig()
+
+
 @dataclass(frozen=True, slots=True)
 class GoalSettings:
     enabled: bool = True
-    # Admitted rounds needed before the model may mark its goal blocked on round authority.
-    blocked_min_rounds: int = 3
-    default_max_rounds: int = 10
+    # The config's `goals` defaults (bridge.config.compiled.GoalConfig), kept in one place.
+    blocked_min_rounds: int = _CONFIG_DEFAULTS.blocked_min_rounds
+    default_max_rounds: int = _CONFIG_DEFAULTS.default_max_rounds
     state_dir: Path = field(default_factory=paths.state_dir)
     stop_block_cap: int = field(default_factory=stop_block_cap_from_env)
     # A judged goal change not reported as run by then is dropped. Generous: in an interactive

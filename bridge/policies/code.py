@@ -17,12 +17,15 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Iterator
 
 _STRING = r"""(?P<prefix>[rbuf]?)(?P<q>['"])(?P<text>(?:\\.|(?!(?P=q)).)*)(?P=q)"""
-_BUILT = re.compile(r"\s*[+%.]")  # `"rm -rf " + path`, `"... %s" % x`, `"...".format(x)`
+_ARGUMENT_END = re.compile(r"\s*[),]")  # else the string is built on: `"rm -rf " + path`
 _FIELD = re.compile(r"\{[^}]*\}")
 _SHELL_CALL = re.compile(
     r"\b(?:system|popen|exec[A-Za-z]*|spawn[A-Za-z]*|call|run|check_output|check_call|Popen"
     r"|getoutput|getstatusoutput|qx)\s*\(?\s*" + _STRING,
     re.DOTALL,
+)
+_COMPUTED_CALL = re.compile(
+    r"\b(?P<call>system|popen|execSync)\s*\(\s*(?![rbuf]?['\"])(?P<arg>[^)]*)"
 )
 _BACKTICKS = re.compile(r"`([^`]+)`|\bqx\s*[{(]([^})]*)[})]|%x\(([^)]*)\)")
 _LIST = re.compile(r"\[([^\[\]]*)\]")
@@ -41,6 +44,11 @@ def code_objection(code: str, shell: ShellJudge, target: TargetJudge) -> str | N
     for command in _shell_commands(code):
         if reason := shell(command):
             return reason
+    if found := _COMPUTED_CALL.search(code):
+        return (
+            f"cannot tell what this runs: {found['call']}({found['arg'].strip()}) runs a "
+            "command only known when the code runs"
+        )
     for found in _TREE_DELETE.finditer(code):
         call, arg = found["call"], found["arg"].strip()
         if call.endswith((".rm", "rmdirSync")) and not _recursive_rm(code, found.end()):
@@ -61,7 +69,7 @@ def _shell_commands(code: str) -> Iterator[str]:
     for found in _SHELL_CALL.finditer(code):
         text = found["text"]  # what is only known at run time becomes a `$X` the judge sees
         text = _FIELD.sub("$X", text) if "f" in found["prefix"] else text
-        yield text + "$X" if _BUILT.match(code, found.end()) else text
+        yield text if _ARGUMENT_END.match(code, found.end()) else text + "$X"
     for found in _BACKTICKS.finditer(code):
         yield next(group for group in found.groups() if group is not None)
     for found in _LIST.finditer(code):

@@ -44,10 +44,11 @@ BLOCK_DEVICES = (
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
 # Commands whose output is code nobody wrote down: piping it into a shell runs it unread.
 DECODERS = frozenset(
-    {"base64", "base32", "basenc", "xxd", "od", "openssl", "uudecode", "gunzip", "zcat", "gzip"}
+    {"base64", "base32", "basenc", "xxd", "openssl", "uudecode", "gunzip", "zcat", "gzip"}
     | {"bzip2", "bzcat", "xz", "xzcat", "unxz", "zstd", "zstdcat", "rev", "tr", "sed", "awk"}
 )
 _DEVICE_WRITERS = frozenset({"tee", "cp", "shred", "wipefs", "blkdiscard", "truncate"})
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _OPAQUE = re.compile(r"\s*(\$\w+|\$\{[^}]*\}|\$[@*0-9])\s*")  # a program that is only a variable
 _ECHO_OPTIONS = re.compile(r"-[neE]+")
@@ -165,18 +166,15 @@ class _Judge:
             lambda word: target(word, place, dynamic=False),
         )
 
-    def targets(
-        self,
-        command: SimpleCommand,
-        place: Place,
-        feeder: SimpleCommand | None,
-        indexes: Iterable[int],
-    ) -> str | None:
-        """What the given operands (and, under xargs, the names it is fed) could destroy."""
-        for i in indexes:
-            if what := target(command.argv[i], place, i in command.dynamic):
-                return what
-        return _fed(command, place, feeder) if command.more_args else None
+
+def _targets(
+    command: SimpleCommand, place: Place, feeder: SimpleCommand | None, indexes: Iterable[int]
+) -> str | None:
+    """What the given operands (and, under xargs, the names it is fed) could destroy."""
+    for i in indexes:
+        if what := target(command.argv[i], place, i in command.dynamic):
+            return what
+    return _fed(command, place, feeder) if command.more_args else None
 
 
 def _rm(
@@ -189,7 +187,7 @@ def _rm(
         return None
     if "--no-preserve-root" in flags:
         return "--no-preserve-root switches off rm's last safeguard against deleting /"
-    what = judge.targets(command, place, feeder, _operands(command.argv))
+    what = _targets(command, place, feeder, _operands(command.argv))
     return _describe(what, "deletes", "recursively deletes") if what else None
 
 
@@ -201,7 +199,7 @@ def _owner_or_mode(
     if not set(_flags(command.argv)) & {"-R", "--recursive"}:
         return None
     operands = _operands(command.argv)[1:]  # the first operand is the mode or owner
-    what = judge.targets(command, place, feeder, operands)
+    what = _targets(command, place, feeder, operands)
     harm = "recursively changes permissions or ownership of"
     return _describe(what, "changes", harm) if what else None
 
@@ -233,6 +231,20 @@ def _find_delete(
     if not starts and place.cwd is None:
         return "cannot tell what this deletes: it searches a working directory that is not known"
     return None
+
+
+def _rsync_delete(
+    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    if command.name != "rsync" or not any(f.startswith("--del") for f in _flags(command.argv)):
+        return None
+    operands = _operands(command.argv)
+    if len(operands) < 2 or ":" in command.argv[operands[-1]]:
+        return None  # a remote destination is another machine's business
+    destination = operands[-1]
+    what = target(command.argv[destination], place, destination in command.dynamic)
+    harm = "deletes everything the source lacks from"
+    return _describe(what, "deletes", harm) if what else None
 
 
 def _filesystem(
@@ -316,15 +328,22 @@ def _runs_downloaded_code(
 def _interpreter_code(
     judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
-    """`python3 -c ...`, `perl -e ...`, `node -e ...`, `python3 - <<EOF`: read the code."""
+    """`python3 -c ...`, `perl -MFile::Path -e ...`, `awk 'BEGIN{system(...)}'`, `python3 - <<EOF`.
+
+    Every static word is read as code, not only the one the options point at: interpreters'
+    option syntax is too varied (`-MFile::Path -e`, `-pie`) to trust one reading of it.
+    """
     source = program(command.argv, command.redirects)
-    if source is None or interpreter(command.argv) in SHELLS:
+    if command.name not in _AWKS and (source is None or interpreter(command.argv) in SHELLS):
         return None  # shell code is parsed into `nested` already
-    if source.kind in ("file", "module") or (source.kind == "stdin" and not source.text):
-        return None
-    if _OPAQUE.fullmatch(source.text):
+    if source is not None and source.kind == "inline" and _OPAQUE.fullmatch(source.text):
         return f"runs the code held in {source.text.strip()}, which cannot be read before it runs"
-    return judge.code(source.text, place)
+    here = [source.text] if source is not None and source.kind == "stdin" else []
+    words = [w for i, w in enumerate(command.argv) if i and i not in command.dynamic]
+    for code in (*here, *words):
+        if reason := judge.code(code, place):
+            return reason
+    return None
 
 
 def _piped_code(
@@ -508,6 +527,7 @@ _RULES: tuple[_Rule, ...] = (
     _rm,
     _owner_or_mode,
     _find_delete,
+    _rsync_delete,
     _filesystem,
     _device_write,
     _power,

@@ -135,15 +135,20 @@ class _Entry:
     spec: str  # as configured
     parts: tuple[str, ...]  # components of the pattern, `~` expanded
     anchored: bool
+    literal: tuple[str, ...] | None = None  # an anchored plain path: its parts, matched fast
 
     def protects(self, parts: tuple[str, ...]) -> bool:
         """Whether a path (absolute components) is this entry or lies under it."""
+        if self.literal is not None:
+            return parts[: len(self.literal)] == self.literal
         lead = () if self.anchored else ("**",)
         return _match((*lead, *self.parts, "**"), parts)
 
     def beneath(self, parts: tuple[str, ...], levels: int) -> bool:
         """Whether this entry lies at most `levels` below the directory `parts` (absolute)."""
         own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
+        if self.literal is not None:
+            return len(own) - levels <= len(parts) < len(own) and own[: len(parts)] == parts
         if self.anchored:
             lowest = max(0, len(own) - levels)
             return any(_match(own[:k], parts) for k in range(lowest, len(own)))
@@ -194,11 +199,13 @@ def _entries(spec: str | Path, tree: bool) -> Iterator[_Entry]:
     text = expand_home(os.path.expanduser(str(spec)))
     anchored = text.startswith("/")
     tail = ("**",) if tree else ()  # a directory: any name inside it is protected
-    yield _Entry(str(spec), (*_split(text), *tail), anchored)
-    if anchored and not _GLOB.search(text):  # a protected symlink: its target too
-        real = _realpath(text)
-        if real is not None and _split(real) != _split(text):
-            yield _Entry(str(spec), (*_split(real), *tail), True)
+    if not anchored or _GLOB.search(text):
+        yield _Entry(str(spec), (*_split(text), *tail), anchored)
+        return
+    yield _Entry(str(spec), (*_split(text), *tail), True, _split(text))
+    real = _realpath(text)  # a protected symlink: its target too
+    if real is not None and _split(real) != _split(text):
+        yield _Entry(str(spec), (*_split(real), *tail), True, _split(real))
 
 
 def _realpath(path: str) -> str | None:
@@ -210,12 +217,10 @@ def _realpath(path: str) -> str | None:
 
 class _Protection:
     def __init__(
-        self, paths: Sequence[str | Path], label: str, trees: Sequence[str | Path] = ()
+        self, paths: Sequence[str | Path], label: str, trees: Sequence[_Entry] = ()
     ) -> None:
-        self.entries = (
-            *(entry for spec in paths for entry in _entries(spec, False)),
-            *(entry for spec in trees for entry in _entries(spec, True)),
-        )
+        """`paths` are protected with what lies below them; `trees` are ready-made entries."""
+        self.entries = (*(entry for spec in paths for entry in _entries(spec, False)), *trees)
         self.label = label
 
     def match(
@@ -322,8 +327,9 @@ def self_protection_guard(
     environment the agent's commands run with (variables it does not set are put in).
     """
     state = [state_dir] if isinstance(state_dir, str | Path) else list(state_dir or ())
-    writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, state)
-    sealed = _Protection([], SELF_PROTECTION, state)
+    trees = tuple(entry for spec in state for entry in _entries(spec, True))
+    writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
+    sealed = _Protection([], SELF_PROTECTION, trees)
     names = {*_STATE_NAMES, *(posixpath.basename(str(p).rstrip("/")) for p in state)}
     context = _Strict(dict(os.environ if env is None else env), frozenset(names - {""}))
 
@@ -461,6 +467,8 @@ class _Bash:
                 "only known when the command runs (name the files instead)"
             )
         for word, dynamic in _all_words(command):
+            if "/" not in word and (word.startswith("-") or word == command.name):
+                continue  # an option or the command's own name: no path (saves the lookups)
             candidates = self._resolve(_Target(word, dynamic)) or [word]
             for text in candidates:
                 spec = self.sealed.match(text, self.cwd, True, unknown_base=self.moves)

@@ -632,6 +632,10 @@ _MAX_BRACES = 128
 def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
     """The words one source word becomes, as (text, not known statically): braces expanded
     (not in an assignment), `~` expanded, and expansions or unquoted globs marked."""
+    if len(word.pieces) == 1:  # the common case, quickly: one plain, quoted or expanded run
+        text, kind = word.pieces[0]
+        if kind != _PLAIN or not _SPECIAL.search(text):
+            return [(text, kind == _EXPANDED)]
     pieces = list(word.pieces) or [("", _QUOTED)]
     if assignment or not any(kind == _PLAIN and "{" in text for text, kind in pieces):
         return [_field(pieces, assignment)]
@@ -645,6 +649,7 @@ def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
 
 
 _BRACE_PARTS = re.compile(r"([{},])")
+_SPECIAL = re.compile(r"[~*?[{=]")  # what makes a plain word need more than its text
 _SEQUENCE = re.compile(
     r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?"
 )

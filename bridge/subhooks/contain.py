@@ -19,10 +19,13 @@ import os
 import signal
 import sys
 import time
-from collections.abc import Iterator, Mapping
 from contextlib import contextmanager, suppress
 from functools import cache
-from typing import Any, NoReturn
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Iterator, Mapping
+    from typing import Any, NoReturn
 
 MARK = "CCBRIDGE_HOOK_RUN"  # tokens of the events whose hooks a process belongs to
 _PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
@@ -49,27 +52,41 @@ def _prctl_subreaper(on: int) -> int:
     return previous.value
 
 
-def parents() -> dict[int, int]:
-    """pid -> parent pid of every process, read from /proc."""
+def _read(path: str) -> bytes:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return os.read(fd, 1 << 20)
+    finally:
+        os.close(fd)
+
+
+def processes() -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, start time in clock ticks since boot) of every process."""
     table = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                with open(f"/proc/{name}/stat", "rb") as stat:
-                    # The command name may hold spaces and parentheses: fields follow the last ")".
-                    table[int(name)] = int(stat.read().rsplit(b")", 1)[1].split()[1])
+                # The command name may hold spaces and parentheses: fields follow the last ")".
+                fields = _read(f"/proc/{name}/stat").rsplit(b")", 1)[1].split()
+                table[int(name)] = (int(fields[1]), int(fields[19]))
             except (OSError, IndexError, ValueError):  # it ended while we read
                 continue
     return table
 
 
-def descendants(root: int, table: Mapping[int, int], spared: frozenset[int]) -> set[int]:
-    """Every process below `root`, leaving out the subtrees of `spared` children."""
+def boot_ticks() -> int:
+    """Now, in the unit and from the origin of a process's start time in /proc."""
+    return int(time.clock_gettime(time.CLOCK_BOOTTIME) * os.sysconf("SC_CLK_TCK"))
+
+
+def descendants(root: int, table: Mapping[int, tuple[int, int]], since: int) -> set[int]:
+    """Every process below `root` whose branch started at `since` or later: children that
+    were there before are not ours to kill (ccbridge used as a library)."""
     children: dict[int, list[int]] = {}
-    for pid, parent in table.items():
+    for pid, (parent, _started) in table.items():
         children.setdefault(parent, []).append(pid)
     found: set[int] = set()
-    todo = [pid for pid in children.get(root, []) if pid not in spared]
+    todo = [pid for pid in children.get(root, []) if table[pid][1] >= since]
     while todo:
         pid = todo.pop()
         if pid not in found:
@@ -91,9 +108,8 @@ def marked(token: str) -> list[int]:
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                with open(f"/proc/{name}/environ", "rb") as environ:
-                    if token in _tokens(environ.read()):
-                        found.append(int(name))
+                if token in _tokens(_read(f"/proc/{name}/environ")):
+                    found.append(int(name))
             except OSError:  # ended, or not ours to read
                 continue
     return found
@@ -137,15 +153,26 @@ def _watch(pipe: int, parents_end: int, token: str) -> NoReturn:
         os._exit(0)
 
 
+_unreaped_watchdogs: list[int] = []
+
+
+def _reap(pids: list[int]) -> None:
+    """Reap those that have exited, so a long-lived caller gathers no zombies."""
+    for pid in list(pids):
+        with suppress(ChildProcessError):
+            if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                continue
+        pids.remove(pid)
+
+
 class Containment:
     """One event's hooks, held in: `env` goes into every hook's environment, `started` is told
     each hook's pid, `close` kills whatever is left."""
 
     def __init__(self) -> None:
         self.token = os.urandom(8).hex()
+        self._since = boot_ticks()
         self._previous = _prctl_subreaper(1)
-        me = os.getpid()
-        before = {pid for pid, parent in parents().items() if parent == me}
         read, self._pipe = os.pipe()
         try:
             self._watchdog = os.fork()
@@ -157,7 +184,6 @@ class Containment:
         if self._watchdog == 0:
             _watch(read, self._pipe, self.token)
         os.close(read)
-        self._spared = frozenset({*before, self._watchdog})  # not ours to kill
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
         """The hook's environment with this event's token added (kept from enclosing events,
@@ -171,22 +197,22 @@ class Containment:
     def close(self) -> None:
         me = os.getpid()
         for _ in range(100):  # each pass kills all it sees; their orphans come back to us
-            table = parents()
-            family = descendants(me, table, self._spared)
+            table = processes()
+            family = descendants(me, table, self._since) - {self._watchdog}
             if not family:
                 break
             for pid in family:
                 _kill(pid)
             for pid in family:
-                if table.get(pid) == me:
+                if table[pid][0] == me:
                     with suppress(ChildProcessError):
                         os.waitpid(pid, 0)
         with suppress(OSError):
             os.write(self._pipe, _ALL_CLEAR)
         os.close(self._pipe)
-        with suppress(ChildProcessError):
-            os.waitpid(self._watchdog, 0)
         _prctl_subreaper(self._previous)
+        _unreaped_watchdogs.append(self._watchdog)
+        _reap(_unreaped_watchdogs)  # not waited for: it exits on its own once it reads the pipe
 
 
 @contextmanager

@@ -4,9 +4,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from fnmatch import fnmatchcase
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping
+    from typing import Any
 
 _RULE = re.compile(r"\s*([A-Za-z0-9_\-]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _PATH_KEYS = ("file_path", "notebook_path", "path")

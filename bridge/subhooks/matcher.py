@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import lru_cache
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Callable
 
 _EXACT_LIST = re.compile(r"[A-Za-z0-9_\-\s,|]+")
 _SPLIT = re.compile(r"[|,]")

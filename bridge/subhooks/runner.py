@@ -15,14 +15,17 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
-from typing import IO
 
 from bridge.pipeline.record import field, record
 from bridge.subhooks.contain import Containment, contained
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Iterator, Mapping, Sequence
+    from typing import IO
 
 OUTPUT_CAP = 1024 * 1024  # bytes per stream; more is a failure, never a truncated answer
 EXIT_GRACE = 0.25  # seconds to drain pipes a hook's children still hold after it exited

@@ -3,12 +3,14 @@ handlers once, with their strictest settings."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
 from bridge.subhooks.if_rule import if_matches
 from bridge.subhooks.matcher import matches
 from bridge.subhooks.spec import HookSpec, merged
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    from collections.abc import Mapping, Sequence
+    from typing import Any
 
 
 def select(

@@ -46,6 +46,10 @@ def hmac_sha256_hex(key: bytes, data: bytes) -> str:
         return hmac.new(key, data, hashlib.sha256).hexdigest()
     if len(key) > 64:  # SHA-256's block size
         key = _BUILTIN(key).digest()
-    block = key.ljust(64, b"\0")
-    inner = _BUILTIN(bytes(byte ^ 0x36 for byte in block) + data).digest()
-    return str(_BUILTIN(bytes(byte ^ 0x5C for byte in block) + inner).hexdigest())
+    block = int.from_bytes(key.ljust(64, b"\0"), "big")
+    inner = _BUILTIN(_pad(block, 0x36) + data).digest()
+    return str(_BUILTIN(_pad(block, 0x5C) + inner).hexdigest())
+
+
+def _pad(block: int, byte: int) -> bytes:
+    return (block ^ int.from_bytes(bytes([byte]) * 64, "big")).to_bytes(64, "big")

@@ -75,6 +75,7 @@ def test_invalid_config_and_hooks_configured_twice(sandbox: Sandbox) -> None:
         sandbox.config,
         "hooks:\n  PreToolUse:\n    - hooks:\n        - {type: command, command: ./guard.sh}\n",
     )
+    sandbox.write(sandbox.project / "guard.sh", "exit 0\n", mode=0o755)  # doctor looks for it
     assert sandbox.run("install").returncode == 0
     settings = json.loads(sandbox.settings.read_text())
     settings["hooks"]["PreToolUse"].append(

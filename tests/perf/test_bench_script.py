@@ -1,7 +1,8 @@
 """The benchmark script runs end to end (`--quick`) and writes its results file.
 
 No figure is asserted: timings are the script's business, not a test's. What is checked is
-that every section ran, every case answered as it should, and the file says where it ran.
+that every section ran in a clean environment of its own, every case answered as it should,
+every target got a verdict, and the file says where it ran and which baseline each row uses.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from pathlib import Path
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "run.py"
 SECTIONS = (
-    "## Startup, empty config (warm cache)",
+    "## Startup, clean environment, warm cache",
+    "## For comparison: the base interpreter",
     "## Sub-hooks that exit at once",
     "## 5 sub-hooks sleeping 0.2 s",
     "## The same policy as a native guard and as a sub-hook process",
@@ -35,7 +37,14 @@ def test_a_quick_run_writes_every_section(tmp_path: Path) -> None:
     text = out.read_text()
     for heading in ("## Machine", "- CPU: ", "- Cores: ", "- Python: ", "- Date (UTC): "):
         assert heading in text
+    assert "- .pth files in the clean environment: none" in text  # nothing from elsewhere
     for section in SECTIONS:
         assert section in text, section
     assert "failed" not in text
-    assert "python3 -c pass" in done.stdout  # the ratios are printed as well
+    for baseline in ("python -c pass", "python -I -S -c pass", "json hook"):
+        assert f"| {baseline} (" in text, baseline  # each ratio names its baseline
+    targets = text.split("## Targets", 1)[1].split("\n## ", 1)[0]
+    for row in ("Bash event, default config", "native guards", "64 sub-hook(s)", "Bash"):
+        assert row in targets, row
+    assert "targets:" in done.stdout  # the verdicts are printed as well
+    assert "PASS" in done.stdout or "MISS" in done.stdout

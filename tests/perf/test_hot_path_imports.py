@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(sysconfig.get_path("scripts")) / "ccbridge"
+HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 
 # Never on the hot path: the slow config path, the CLI, and big stdlib packages.
 FORBIDDEN = (
@@ -43,10 +44,18 @@ FORBIDDEN = (
     "importlib.metadata*",
     "argparse",
     "bridge.goal*",
+    # Each costs a hook call milliseconds: `typing` (type checkers only), `json` (`_json` does
+    # the work, see bridge.wire.jsonio), `hashlib` (OpenSSL; see bridge.wire.digest).
+    "typing",
+    "_typing",
+    "json",
+    "json.*",
+    "hashlib",
+    "_hashlib",
 )
 
 # Small standard modules that a bare interpreter may or may not have imported already (site,
-# .pth files): pathlib, typing, re and what they import.
+# .pth files): pathlib, re and what they import.
 STDLIB_BASICS = (
     "__future__",
     "_collections",
@@ -55,7 +64,6 @@ STDLIB_BASICS = (
     "_operator",
     "_sre",
     "_stat",
-    "_typing",
     "_winapi",
     "collections",
     "collections.abc",
@@ -80,7 +88,6 @@ STDLIB_BASICS = (
     "reprlib",
     "stat",
     "types",
-    "typing",
     "urllib",
     "urllib.parse",
     "warnings",
@@ -115,8 +122,6 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge.audit.log",
     "bridge.audit.record",
     "bridge.audit.redact",
-    "json",
-    "json.*",
     "_json",
     "_sha256",
     "_sha2",
@@ -148,6 +153,20 @@ SUBHOOK_ALLOWED = (
     "threading",
     "_weakrefset",
     "math",
+)
+
+
+# The guards' path: a Bash event judged by the shell parser and the two example guards, loaded
+# from their files. Any policy module may load; nothing past the parser's own needs.
+GUARDS_ALLOWED = (
+    *EMPTY_CONFIG_ALLOWED,
+    "bridge.policies",
+    "bridge.policies.*",
+    "glob",
+    "shlex",
+    "importlib",
+    "importlib.*",
+    "ccbridge_policy_*",
 )
 
 
@@ -221,6 +240,13 @@ def warm_run(config_file: str, stdin: bytes, env: dict[str, str]) -> set[str]:
     return imported(*argv, env=env, stdin=stdin)
 
 
+def guards_config(tmp_path: Path) -> str:
+    guards = [f"{HOOKS / 'dangerous_shell.py'}:guard", f"{HOOKS / 'protect_paths.py'}:guard"]
+    path = tmp_path / "guards.yaml"
+    path.write_text(json.dumps({"policies": {"guards": guards}}))
+    return str(path)
+
+
 def interpreter_alone(env: dict[str, str]) -> set[str]:
     return imported("-c", "pass", env=env)
 
@@ -256,6 +282,26 @@ def test_an_empty_config_imports_only_the_hot_path(tmp_path: Path, env: dict[str
     extra = warm_run(config(tmp_path), READ, env) - interpreter_alone(env)
     assert "subprocess" not in extra  # no sub-hook, no process machinery
     assert extra - matching(extra, EMPTY_CONFIG_ALLOWED) == set()
+
+
+def test_the_guards_path_imports_only_what_the_guards_need(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    config_file = guards_config(tmp_path)
+    denied = subprocess.run(
+        [str(SCRIPT), "run", "--config", config_file],
+        input=event("Bash", {"command": "rm -rf /"}),
+        capture_output=True,
+        env=env,
+        check=False,
+    )
+    assert denied.returncode == 2, denied.stdout  # the guards really load and judge
+    extra = warm_run(config_file, BASH, env) - interpreter_alone(env)
+    assert "bridge.policies.dangerous" in extra
+    assert "bridge.policies.protect" in extra
+    assert matching(extra, FORBIDDEN) == set()
+    assert "subprocess" not in extra  # no sub-hook, no process machinery
+    assert extra - matching(extra, GUARDS_ALLOWED) == set()
 
 
 def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path, env: dict[str, str]) -> None:

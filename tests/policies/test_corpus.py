@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bridge.pipeline import Execution
 from bridge.pipeline.record import record
@@ -90,6 +93,21 @@ def _native(command: str) -> str | None:
 def test_the_native_guard_answers_every_case(case: Case) -> None:
     reason = _native(case.command)
     assert (reason is not None) == (case.expect == "deny"), (case.command, reason)
+
+
+QUOTED_WRAPPERS = ["bash -c {}", "sh -c {}", "eval {}", "sudo bash -c {}", "echo {} | sh"]
+PLAIN_WRAPPERS = ["( {} )", "true && {}", "{}; true", "echo $( {} )", "if true; then {}\nfi"]
+
+
+@given(st.sampled_from(DENY), st.sampled_from(QUOTED_WRAPPERS + PLAIN_WRAPPERS))
+def test_no_wrapping_makes_a_denied_case_pass(case: Case, wrapper: str) -> None:
+    inner = shlex.quote(case.command) if wrapper in QUOTED_WRAPPERS else case.command
+    assert _native(wrapper.format(inner)) is not None
+
+
+@given(st.sampled_from(CASES))
+def test_any_case_given_to_echo_as_data_passes(case: Case) -> None:
+    assert _native(f"echo {shlex.quote(case.command)}") is None
 
 
 def _hook(command: str) -> str | None:

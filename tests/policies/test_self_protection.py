@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge.paths import protected_roots
 from bridge.pipeline import Execution
 from bridge.policies.protect import self_protection_guard
 
@@ -77,3 +78,66 @@ def test_naming_the_state_is_denied(state: Path, command: str) -> None:
 )
 def test_ordinary_commands_pass(state: Path, command: str) -> None:
     assert judge(state, command) is None
+
+
+@pytest.fixture
+def roots(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path, dict[str, str]]:
+    home, project = tmp_path / "home", tmp_path / "home" / "proj"
+    project.mkdir(parents=True)
+    monkeypatch.setenv("HOME", str(home))
+    env = {
+        "HOME": str(home),
+        "CCBRIDGE_CONFIG": str(tmp_path / "elsewhere" / "cc.yaml"),
+        "CLAUDE_CONFIG_DIR": str(tmp_path / "claude-config"),
+        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    return home, project, env
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{home}/.claude/ccbridge.yaml",
+        "{project}/.claude/ccbridge.yaml",
+        "{project}/.claude/ccbridge.local.yaml",
+        "{project}/sub/.claude/ccbridge.local.yaml",
+        "{tmp}/elsewhere/cc.yaml",
+        "{tmp}/claude-config/settings.json",
+        "{home}/.claude/settings.local.json",
+        "{project}/.claude/settings.json",
+        "/etc/claude-code/managed-settings.json",
+        "{tmp}/cache/config-abc.json",
+        "{home}/.local/state/ccbridge/goals.sqlite3",
+    ],
+)
+def test_every_candidate_is_protected_whether_it_exists_or_not(
+    roots: tuple[Path, Path, dict[str, str]], path: str
+) -> None:
+    home, project, env = roots
+    guard = self_protection_guard(*protected_roots(env, project), env=env)
+    target = path.format(home=home, project=project, tmp=home.parent)
+    assert not Path(target).exists()
+    write = Execution.create("Write", {"file_path": target, "content": "self_protection: false"})
+    assert guard(write) is not None
+    bash = Execution.create("Bash", {"command": f"echo x > {target}"}, cwd=str(project))
+    assert guard(bash) is not None
+
+
+@pytest.mark.parametrize(
+    "path", ["{project}/src/app.py", "{project}/.claude/commands/review.md", "{home}/notes.md"]
+)
+def test_other_files_stay_writable(roots: tuple[Path, Path, dict[str, str]], path: str) -> None:
+    home, project, env = roots
+    guard = self_protection_guard(*protected_roots(env, project), env=env)
+    target = path.format(home=home, project=project)
+    assert guard(Execution.create("Write", {"file_path": target, "content": "x"})) is None
+
+
+def test_the_cache_is_sealed_like_the_state(roots: tuple[Path, Path, dict[str, str]]) -> None:
+    _home, project, env = roots
+    guard = self_protection_guard(*protected_roots(env, project), env=env)
+    cache = env["CCBRIDGE_CACHE_DIR"]
+    code = f"import glob; print(glob.glob('{cache}/config-*.json'))"  # issue 12's opening move
+    for command in (f"ls {cache}", f'python3 -c "{code}"', "cat $CCBRIDGE_CACHE_DIR/x.json"):
+        reason = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
+        assert reason is not None and "state" in reason, command

@@ -454,21 +454,26 @@ def figure() -> str:
 def test_the_corpus_is_large_and_its_figure_is_in_the_readme() -> None:
     assert len(REFUSED) + len(NOT_COVERED) >= 150 and len(BENIGN) >= 40
     assert len(set(REFUSED)) == len(REFUSED) and len(set(BENIGN)) == len(BENIGN)
-    assert figure() in README.read_text(), figure()
+    assert figure() in " ".join(README.read_text().split()), figure()
 
 
 SAMPLE_REFUSED = REFUSED[::12]
 SAMPLE_BENIGN = BENIGN[::6]
 
 
-def ccbridge_run(world: World, command: str) -> subprocess.CompletedProcess[str]:
+def ccbridge_run(
+    world: World, command: str, tool: str = "Bash"
+) -> subprocess.CompletedProcess[str]:
+    tool_input = {"command": world.command(command)}
+    if tool != "Bash":
+        tool_input = {"file_path": world.command(command), "content": "self_protection: false"}
     event = {
         "session_id": "corpus",
         "transcript_path": str(world.home / "t.jsonl"),
         "cwd": str(world.project),
         "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": world.command(command)},
+        "tool_name": tool,
+        "tool_input": tool_input,
         "tool_use_id": "t1",
         "permission_mode": "default",
     }
@@ -497,3 +502,20 @@ def test_the_real_executable_lets_look_alikes_pass(world: World, command: str) -
     done = ccbridge_run(world, command)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "permissionDecision" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{project}/.claude/ccbridge.local.yaml",
+        "{home}/.claude/ccbridge.yaml",
+        "{cache}/config-x.json",
+        "{state}/goals.sqlite3",
+    ],
+)
+def test_the_real_executable_refuses_a_layer_that_does_not_exist_yet(
+    world: World, path: str
+) -> None:
+    done = ccbridge_run(world, path, tool="Write")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "ccbridge self-protection" in done.stdout
