@@ -35,7 +35,7 @@ from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 from bridge.wire import answer
 from bridge.wire.answer import Answer
-from bridge.wire.event import HookEvent
+from bridge.wire.event import BLOCKING_EVENTS, SUBHOOK_EVENTS, HookEvent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal module
@@ -125,7 +125,10 @@ def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec
         return []
     from bridge.subhooks.select import select  # loaded only when there is a hook to match
 
-    return select(hooks, event.tool_name, event.tool_input)
+    subject = event.subject
+    if subject is None:  # CC ignores matchers on this event: every group runs
+        hooks = [replace(hook, matcher=None) for hook in hooks]
+    return select(hooks, subject or "", event.tool_input)
 
 
 class _Subhooks:
@@ -309,9 +312,66 @@ def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -
         _pre_tool_use(report, host)
     elif event.name in ("PostToolUse", "PostToolUseFailure"):
         _post_tool_use(report, host)
-    elif config.goals.enabled and event.name in ("UserPromptSubmit", "Stop"):
-        _goal_event(report, host)
+    elif event.name in SUBHOOK_EVENTS:
+        _lifecycle(report, host)
     return report
+
+
+GOAL_EVENTS = ("UserPromptSubmit", "Stop")
+
+
+def _lifecycle(report: Report, host: Host) -> None:
+    """The events besides tool use: sub-hooks run and fold as for a tool call; a block (or a
+    failure) stops what the event can stop, elsewhere it is told to the user. The goal module
+    then sees UserPromptSubmit and Stop, unless a sub-hook blocked them: a blocked prompt is no
+    turn, and a blocked stop is no end of a round."""
+    event, config = report.event, report.config
+    if config.error is not None:
+        reason = f"ccbridge config error, {event.name} hooks did not run: {config.error}"
+        report.answer = _lifecycle_answer(report, reason, (), (reason,), None)
+        return
+    try:
+        folded = _Subhooks(report, host, event.name).run_and_fold()
+    except Exception as error:  # e.g. over max_hooks: fail as a sub-hook failure would
+        reason = f"ccbridge: {error}"
+        report.answer = _lifecycle_answer(report, reason, (), (), None)
+        return
+    reason = folded.reason if folded.rank == "deny" else None
+    report.answer = _lifecycle_answer(
+        report, reason, folded.contexts, folded.system_messages, folded.stop_reason
+    )
+    if config.goals.enabled and event.name in GOAL_EVENTS and report.answer.decision == "none":
+        ours = report.answer
+        _goal_event(report, host)
+        if report.answer is not ours:
+            report.answer = answer.merged(ours, report.answer)
+
+
+def _lifecycle_answer(
+    report: Report,
+    reason: str | None,
+    contexts: tuple[str, ...],
+    messages: tuple[str, ...],
+    stop_reason: str | None,
+) -> Answer:
+    name = report.event.name
+    if reason is not None and (name not in BLOCKING_EVENTS or _loops(report)):
+        # Nothing to stop here (or stopping again would loop): the user is told instead.
+        messages, reason = (*messages, f"ccbridge: {reason}"), None
+    if name == "PermissionRequest":
+        return answer.permission_request(reason, messages, stop_reason)
+    return answer.lifecycle(name, reason, contexts, messages, stop_reason)
+
+
+def _loops(report: Report) -> bool:
+    """A Stop already continued by a hook (`stop_hook_active`) is not blocked again for a
+    failure alone: a broken hook must not keep Claude working forever. A hook's own block
+    still counts every time."""
+    if report.event.name not in ("Stop", "SubagentStop"):
+        return False
+    if report.event.raw.get("stop_hook_active") is not True:
+        return False
+    return not any(item.matched and item.raw in ("deny", "block") for item in report.subhooks)
 
 
 def _pre_tool_use(report: Report, host: Host) -> None:

@@ -48,9 +48,15 @@ def failure_answer(event_name: str | None, reason: str) -> Answer:
     """Fail closed: a tool call we could not judge is denied; a finished one gets feedback."""
     if event_name in ("PostToolUse", "PostToolUseFailure"):
         return answer.post_tool_use(event_name, reason, system_messages=(reason,))
-    if event_name in (None, "PreToolUse", "PermissionRequest"):
+    if event_name in (None, "PreToolUse"):
         return answer.deny(reason)
-    return Answer({}, 0, reason)  # not a gate: never block the user's prompt or stop on our bug
+    if event_name == "PermissionRequest":
+        return answer.permission_request(reason)
+    if event_name in ("UserPromptSubmit", "PreCompact"):
+        return answer.lifecycle(event_name, reason)
+    # Nothing to stop, or (Stop, SubagentStop) stopping on every call of a broken ccbridge
+    # would keep Claude working forever: the user is told instead.
+    return answer.lifecycle(event_name, None, system_messages=(reason,))
 
 
 def run(

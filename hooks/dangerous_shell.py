@@ -26,14 +26,15 @@ except ImportError:  # run from a checkout where ccbridge is not installed
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bridge.policies.dangerous import configure, dangerous_shell
-from bridge.policies.git_rules import RULES
-from bridge.policies.hook import run_guard_as_hook
 
 guard = dangerous_shell
 
 
 def main(argv: list[str] | None = None) -> int:
     import argparse  # only when run as a hook of its own, not as a native guard
+
+    from bridge.policies.git_rules import RULES
+    from bridge.policies.hook import run_guard_as_hook
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--allow", action="append", default=[], choices=RULES, metavar="RULE")

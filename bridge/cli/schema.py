@@ -19,5 +19,9 @@ def schema() -> None:
       "yaml.schemas": {"~/.claude/ccbridge.schema.json": ".claude/ccbridge*.yaml"}
     """
     from bridge.config.schema import BridgeConfig
+    from bridge.wire.event import SUBHOOK_EVENTS
 
-    say(json.dumps(BridgeConfig.model_json_schema(), indent=2))
+    document = BridgeConfig.model_json_schema()
+    # Events are free keys to pydantic; an editor should still flag a misspelt one.
+    document["properties"]["hooks"]["propertyNames"] = {"enum": sorted(SUBHOOK_EVENTS)}
+    say(json.dumps(document, indent=2))

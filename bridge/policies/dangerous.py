@@ -28,7 +28,6 @@ from bridge.policies.shell import (
     interpreter,
     parse,
     program,
-    skip_options,
 )
 from bridge.policies.targets import Place, Unknown, beneath, home, resolve, target
 from bridge.policies.variables import with_literal_values
@@ -210,26 +209,20 @@ def _find_delete(
     if command.name != "find":
         return None
     argv = command.argv
-    i = skip_options(argv, 1, frozenset({"-D", "-O"}))
-    start = i
-    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
-        i += 1
+    start, i = _find_starts(argv)
     expression = argv[i:]
-    deletes = "-delete" in expression or any(
-        word in ("-exec", "-execdir", "-ok", "-okdir")
-        and posixpath.basename(following) in ("rm", "shred", "unlink")
-        for word, following in pairwise(expression)
-    )
+    tests, executed = _find_actions(expression)
+    deletes = "-delete" in tests or bool(executed & {"rm", "shred", "unlink"})
     if not deletes:
         return None
-    starts = range(start, i)
-    for index in starts:
-        if resolve(argv[index], place) == place.project:
-            continue  # it deletes what it finds in the project, not the project itself
-        if what := target(argv[index], place, index in command.dynamic):
+    starts = [(argv[k], k in command.dynamic) for k in range(start, i)] or [(".", False)]
+    for start_point, dynamic in starts:
+        base = resolve(start_point, place)
+        if base == place.project and not dynamic:  # what it finds in it, not the project itself
+            if found := beneath(base, place, _found_by(expression, start_point, base)):
+                return f"deletes what it finds in {start_point}, which may be {found}"
+        elif what := target(start_point, place, dynamic):
             return _describe(what, "deletes", "deletes files throughout")
-    if not starts and place.cwd is None:
-        return "cannot tell what this deletes: it searches a working directory that is not known"
     return None
 
 
@@ -245,6 +238,56 @@ def _rsync_delete(
     what = target(command.argv[destination], place, destination in command.dynamic)
     harm = "deletes everything the source lacks from"
     return _describe(what, "deletes", harm) if what else None
+
+
+def _found_by(expression: tuple[str, ...], start: str, base: str) -> Callable[[str], bool]:
+    """Whether find, given `expression`, could list a path: its `-name`/`-path` tests must all
+    match, and `-empty` never lists a directory that matters. With `-o`, `!` or `-not` the tests
+    are not read (anything may be listed)."""
+    if any(word in ("-o", "-or", ",", "!", "-not") for word in expression):
+        return lambda path: True
+    tests = list(pairwise(expression))
+
+    def listed(path: str) -> bool:
+        shown = start.rstrip("/") + path[len(base.rstrip("/")) :]
+        name = posixpath.basename(path)
+        return "-empty" not in expression and all(
+            (test != "-name" or fnmatchcase(name, pattern))
+            and (test != "-iname" or fnmatchcase(name.lower(), pattern.lower()))
+            and (test not in ("-path", "-wholename") or fnmatchcase(shown, pattern))
+            for test, pattern in tests
+        )
+
+    return listed
+
+
+def _find_actions(expression: tuple[str, ...]) -> tuple[list[str], set[str]]:
+    """find's expression without the commands it runs (`-exec CMD ... ;`), and their names."""
+    tests: list[str] = []
+    executed: set[str] = set()
+    running = False
+    for previous, word in pairwise(("", *expression)):
+        if running:
+            running = not (word == ";" or (word == "+" and previous == "{}"))
+        elif word in ("-exec", "-execdir", "-ok", "-okdir"):
+            running = True
+        else:
+            tests.append(word)
+        if previous in ("-exec", "-execdir", "-ok", "-okdir"):
+            executed.add(posixpath.basename(word))
+    return tests, executed
+
+
+def _find_starts(argv: tuple[str, ...]) -> tuple[int, int]:
+    """Where find's starting points begin and end: after its own options (`-L`, `-D debug`,
+    `-O3`), before the expression (`-name`, `(`, `!`)."""
+    i = 1
+    while i < len(argv) and (argv[i] in ("-H", "-L", "-P") or argv[i][:2] in ("-D", "-O")):
+        i += 2 if argv[i] in ("-D", "-O") else 1
+    start = i
+    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
+        i += 1
+    return start, i
 
 
 def _filesystem(
@@ -293,6 +336,10 @@ def _kill_everything(
 ) -> str | None:
     if command.name == "killall5":
         return "signals every process on the machine"
+    if command.name in ("pkill", "killall") and not _operands(command.argv)[1:]:
+        users = [w for w in command.argv if w in ("-u", "--user") or w.startswith("--user=")]
+        if users:  # `pkill -u dev`: the one operand is the user, no process name narrows it
+            return "signals every process of the user, this session included"
     if command.name != "kill":
         return None
     args = list(command.argv[1:])
@@ -419,13 +466,18 @@ def _fed(command: SimpleCommand, place: Place, feeder: SimpleCommand | None) -> 
     elif feeder.name in ("echo", "printf") and not feeder.more_args:
         args = [(w, i in feeder.dynamic) for i, w in enumerate(feeder.argv) if i]
         names = [(n, d) for w, d in args for n in w.replace("\\n", " ").split()]
-    elif feeder.name in ("find", "ls", "fd") and not feeder.dynamic and not feeder.more_args:
-        starts = [feeder.argv[i] for i in _operands(feeder.argv)] or ["."]
+    elif feeder.name in ("find", "ls") and not feeder.dynamic and not feeder.more_args:
+        argv = feeder.argv
+        if feeder.name == "find":
+            first, end = _find_starts(argv)
+            starts, expression = list(argv[first:end]) or ["."], argv[end:]
+        else:
+            starts, expression = [argv[i] for i in _operands(argv)] or ["."], ()
         for start in starts:
             base = resolve(start, place)
             if base is None:
                 return Unknown(f"xargs hands it names found in {start}, a directory not known")
-            if found := beneath(base, place):
+            if found := beneath(base, place, _found_by(expression, start, base)):
                 return f"what {feeder.name} finds in {start}, which may be {found}"
         return None
     else:

@@ -33,6 +33,11 @@ _GIT_OPTIONS_WITH_VALUE = frozenset(
 # Pathspecs that name the whole working tree (or more).
 _EVERYTHING = frozenset({".", "./", "*", ":/", ":/*", ":(top)", ":(glob)**", "..", "../", "/"})
 
+# The long options the rules look for, in the order an ambiguous prefix is read (`--forc`).
+_LONG_OPTIONS = (
+    "--hard", "--force", "--force-with-lease", "--mirror", "--delete", "--prune", "--dry-run",
+    "--staged", "--worktree", "--discard-changes",
+)  # fmt: skip
 _Found = tuple[str, str] | None  # (rule, reason)
 
 
@@ -66,13 +71,20 @@ def _flags(args: Sequence[str], no_value: str = "") -> set[str]:
         if word == "--":
             break
         if word.startswith("--"):
-            found.add(word.split("=", 1)[0])
+            found.add(_unabbreviated(word.split("=", 1)[0]))
         elif word.startswith("-") and len(word) > 1:
             for letter in word[1:]:
                 found.add("-" + letter)
                 if no_value and letter not in no_value:
                     break
     return found
+
+
+def _unabbreviated(option: str) -> str:
+    """git takes any unambiguous prefix of a long option: `--ha` is `--hard`."""
+    if option in _LONG_OPTIONS or len(option) < 4:
+        return option
+    return next((full for full in _LONG_OPTIONS if full.startswith(option)), option)
 
 
 def _operands(args: Sequence[str]) -> tuple[list[str], list[str]]:

@@ -27,9 +27,13 @@ def load_policy(ref: str) -> Callable[..., Any]:
         from bridge.policies import builtin
 
         if attr not in builtin.NAMES:
+            import difflib
+
+            close = difflib.get_close_matches(attr, builtin.NAMES, n=1)
+            hint = f"did you mean {BUILTIN}:{close[0]}? " if close else ""
             raise PolicyLoadError(
-                f"cannot load policy {ref}: there is no built-in policy {attr!r} "
-                f"(the built-in ones: {', '.join(f'{BUILTIN}:{name}' for name in builtin.NAMES)})"
+                f"cannot load policy {ref}: there is no built-in policy {attr!r} ({hint}the "
+                f"built-in ones: {', '.join(f'{BUILTIN}:{name}' for name in builtin.NAMES)})"
             )
         return getattr(builtin, attr)  # type: ignore[no-any-return]
     try:

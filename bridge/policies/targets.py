@@ -14,6 +14,10 @@ from fnmatch import fnmatchcase
 
 from bridge.pipeline.record import record
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 SYSTEM_DIRS = frozenset(
     {
         *("/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32"),
@@ -52,10 +56,11 @@ def home() -> str:
 
 
 def _known_variables(word: str, place: Place) -> str:
-    """`$HOME/x`, `${PWD}/x`, `$CLAUDE_PROJECT_DIR/x` with the value put in; else the word."""
+    """`$HOME/x`, `${PWD}/x`, `$(pwd)/x`, `$CLAUDE_PROJECT_DIR/x` with the value put in."""
     values = {"HOME": home(), "PWD": place.cwd or "", "CLAUDE_PROJECT_DIR": place.project}
     for name, value in values.items():
-        for form in (f"${name}", f"${{{name}}}"):
+        forms = (f"${name}", f"${{{name}}}", *(("$(pwd)", "`pwd`") if name == "PWD" else ()))
+        for form in forms:
             if value and (word == form or word.startswith(form + "/")):
                 return value + word[len(form) :]
     return word
@@ -81,6 +86,8 @@ def critical(path: str, place: Place) -> str | None:
         return f"{path}, a top-level system directory"
     if path == place.project:
         return f"{path}, the project directory"
+    if place.project and path == place.project + "/.git":
+        return f"{path}, the project's repository: every commit, branch and stash not pushed"
     for precious, what in ((place.project, "the project"), (home(), "your home directory")):
         if precious and precious.startswith(path + "/"):
             return f"{path}, which holds {what}"
@@ -89,7 +96,7 @@ def critical(path: str, place: Place) -> str | None:
 
 def _criticals(place: Place) -> list[str]:
     """Every path `critical` names, for matching globs against."""
-    found = set(SYSTEM_DIRS)
+    found = set(SYSTEM_DIRS) | ({place.project + "/.git"} if place.project else set())
     for precious in (home(), place.project):
         while precious not in ("", "/"):
             found.add(precious)
@@ -101,10 +108,14 @@ class Unknown(str):
     """Why a target cannot be told before the command runs (a reason, not a harm)."""
 
 
-def beneath(base: str, place: Place) -> str | None:
-    """The first critical path strictly below `base`: a name found in `base` may be that one."""
+def beneath(base: str, place: Place, listed: Callable[[str], bool] | None = None) -> str | None:
+    """The first critical path strictly below `base` (that `listed` accepts, if given): what a
+    search of `base` may name."""
     inside = base.rstrip("/") + "/"
-    return next((critical(p, place) for p in _criticals(place) if p.startswith(inside)), None)
+    for path in _criticals(place):
+        if path.startswith(inside) and (listed is None or listed(path)):
+            return critical(path, place)
+    return None
 
 
 def target(word: str, place: Place, dynamic: bool) -> str | None:

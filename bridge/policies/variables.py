@@ -16,6 +16,10 @@ from bridge.policies.shell import Script, Unparseable, parse
 
 _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
 _DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
+# `d=$(mktemp -d)` names a new file or directory under /tmp, never one that exists already:
+# it stands in as such a path, so `rm -rf "$d"` passes and `rm -rf "$d/.."` does not.
+_FRESH = re.compile(r"\$\(\s*mktemp\b[^()`$;|&]*\)|`\s*mktemp\b[^`$;|&]*`")
+_FRESH_STAND_IN = "/tmp/tmp.mktemp"
 MAX_VARIANTS = 16  # more combinations than this: the variables stay unknown
 _DYNAMIC = re.compile(r"[$`*?\[]")
 
@@ -29,7 +33,8 @@ def with_literal_values(script: Script, source: str) -> list[Script]:
             words = command.argv[1:]
         for word in words:
             if found := _ASSIGNMENT.fullmatch(word):
-                values.setdefault(found[1], set()).add(found[2])
+                value = _FRESH_STAND_IN if _FRESH.fullmatch(found[2]) else found[2]
+                values.setdefault(found[1], set()).add(value)
         argv = command.argv
         if argv[:1] == ("for",) and argv[2:3] == ("in",):  # each word is a value in turn
             static = not any(i >= 3 for i in command.dynamic)

@@ -60,11 +60,26 @@ def _read(path: str) -> bytes:
         os.close(fd)
 
 
-def processes() -> dict[int, tuple[int, int]]:
-    """pid -> (parent pid, start time in clock ticks since boot) of every process."""
+def last_pid() -> int:
+    """The pid handed out last (in ccbridge's pid namespace)."""
+    return int(_read("/proc/loadavg").split()[-1])
+
+
+def handed_out(pid: int, after: int, until: int) -> bool:
+    """Whether `pid` was handed out after the pid `after`, up to `until`: pids wrap around."""
+    if after <= until:
+        return after < pid <= until
+    return pid > after or pid <= until
+
+
+def processes(after: int | None = None) -> dict[int, tuple[int, int]]:
+    """pid -> (parent pid, start time in clock ticks since boot) of every process, or of those
+    started after the pid `after` (reading /proc/PID/stat is slow on a busy machine: each one
+    costs about as much as all of /proc's listing)."""
+    until = last_pid()
     table = {}
     for name in os.listdir("/proc"):
-        if name.isdigit():
+        if name.isdigit() and (after is None or handed_out(int(name), after, until)):
             try:
                 # The command name may hold spaces and parentheses: fields follow the last ")".
                 fields = _read(f"/proc/{name}/stat").rsplit(b")", 1)[1].split()
@@ -153,25 +168,13 @@ def _watch(pipe: int, parents_end: int, token: str) -> NoReturn:
         os._exit(0)
 
 
-_unreaped_watchdogs: list[int] = []
-
-
-def _reap(pids: list[int]) -> None:
-    """Reap those that have exited, so a long-lived caller gathers no zombies."""
-    for pid in list(pids):
-        with suppress(ChildProcessError):
-            if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                continue
-        pids.remove(pid)
-
-
 class Containment:
     """One event's hooks, held in: `env` goes into every hook's environment, `started` is told
     each hook's pid, `close` kills whatever is left."""
 
     def __init__(self) -> None:
         self.token = os.urandom(8).hex()
-        self._since = boot_ticks()
+        self._since, self._after = boot_ticks(), last_pid()
         self._previous = _prctl_subreaper(1)
         read, self._pipe = os.pipe()
         try:
@@ -197,7 +200,7 @@ class Containment:
     def close(self) -> None:
         me = os.getpid()
         for _ in range(100):  # each pass kills all it sees; their orphans come back to us
-            table = processes()
+            table = processes(self._after)
             family = descendants(me, table, self._since) - {self._watchdog}
             if not family:
                 break
@@ -211,17 +214,22 @@ class Containment:
             os.write(self._pipe, _ALL_CLEAR)
         os.close(self._pipe)
         _prctl_subreaper(self._previous)
-        _unreaped_watchdogs.append(self._watchdog)
-        _reap(_unreaped_watchdogs)  # not waited for: it exits on its own once it reads the pipe
+        with suppress(ChildProcessError):  # it exits as soon as it reads the all-clear
+            os.waitpid(self._watchdog, 0)
 
 
 @contextmanager
 def contained() -> Iterator[Containment | None]:
-    """Containment where the system has what it needs (Linux's /proc and prctl), else None."""
+    """Containment where the system has what it needs (Linux's /proc and prctl, a fork), else
+    None: a hook still runs, held by its process group alone."""
     if not sys.platform.startswith("linux"):
         yield None
         return
-    containment = Containment()
+    try:
+        containment = Containment()
+    except OSError:  # prctl or fork refused (seccomp, a process limit): process groups only
+        yield None
+        return
     try:
         yield containment
     finally:

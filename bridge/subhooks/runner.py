@@ -67,9 +67,9 @@ class _Live:
     done: bool = False
 
 
-def _kill_group(live: _Live) -> None:
+def _kill_group(leader: int) -> None:
     with suppress(ProcessLookupError, PermissionError):
-        os.killpg(live.process.pid, signal.SIGKILL)
+        os.killpg(leader, signal.SIGKILL)
 
 
 def open_pidfd(pid: int) -> int | None:
@@ -114,8 +114,7 @@ def _start(
             os.set_blocking(stream.fileno(), False)
         pidfd = open_pidfd(process.pid)
     except BaseException:  # a started hook never outlives a start that failed half-way
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, signal.SIGKILL)
+        _kill_group(process.pid)
         process.wait()
         raise
     return _Live(
@@ -252,7 +251,7 @@ def _service(
 
 def _close(selector: selectors.BaseSelector, item: _Live) -> None:
     """Kill what is left of the hook's process group and stop watching its streams."""
-    _kill_group(item)
+    _kill_group(item.process.pid)
     for stream in (item.process.stdin, item.process.stdout, item.process.stderr):
         if stream is None or stream.closed:
             continue
@@ -267,7 +266,7 @@ def _close(selector: selectors.BaseSelector, item: _Live) -> None:
 
 
 def _finish(item: _Live) -> HookRun:
-    _kill_group(item)
+    _kill_group(item.process.pid)
     exit_code = item.process.wait()
     if item.pidfd is not None:
         os.close(item.pidfd)

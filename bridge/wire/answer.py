@@ -20,20 +20,29 @@ class Answer:
     payload: dict[str, Any]
     exit_code: int = 0
     stderr: str = ""
+    text: str = ""  # plain stdout, where CC reads text (PreCompact's compaction instructions)
 
     @property
     def stdout(self) -> bytes:
+        if self.text:
+            return self.text.encode() + b"\n"
         return jsonio.dumps(self.payload) + b"\n" if self.payload else b""
 
     @property
     def decision(self) -> str:
         """deny / ask / block / none: the one word the audit and the tests look at."""
         specific = self.payload.get("hookSpecificOutput", {})
+        permission = specific.get("decision")
+        if isinstance(permission, dict):  # PermissionRequest
+            return str(permission.get("behavior") or "none")
         return str(specific.get("permissionDecision") or self.payload.get("decision") or "none")
 
     @property
     def reason(self) -> str:
         specific = self.payload.get("hookSpecificOutput", {})
+        permission = specific.get("decision")
+        if isinstance(permission, dict):
+            return str(permission.get("message") or "")
         return str(specific.get("permissionDecisionReason") or self.payload.get("reason") or "")
 
 
@@ -89,3 +98,66 @@ def post_tool_use(
             "additionalContext": "\n\n".join(contexts),
         }
     return Answer(payload)
+
+
+# Events whose hooks' additionalContext CC passes to the model (or the subagent).
+CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "SessionStart", "SubagentStart"})
+
+
+def permission_request(
+    deny_reason: str | None, system_messages: Sequence[str] = (), stop_reason: str | None = None
+) -> Answer:
+    """PermissionRequest: a deny, or nothing (CC shows its permission dialog). Never `allow`."""
+    payload = _common(system_messages, stop_reason)
+    if deny_reason is not None:
+        payload["hookSpecificOutput"] = {
+            "hookEventName": "PermissionRequest",
+            "decision": {"behavior": "deny", "message": deny_reason},
+        }
+    return Answer(payload)
+
+
+def lifecycle(
+    event_name: str,
+    block_reason: str | None,
+    contexts: Sequence[str] = (),
+    system_messages: Sequence[str] = (),
+    stop_reason: str | None = None,
+) -> Answer:
+    """The other events ccbridge runs: `decision: block` where the event can be blocked
+    (UserPromptSubmit, Stop, SubagentStop; PreCompact, which CC only blocks on exit 2), context
+    where CC takes it."""
+    payload = _common(system_messages, stop_reason)
+    if block_reason is not None:
+        payload.update(decision="block", reason=block_reason)
+        if event_name == "PreCompact":
+            return Answer(payload, DENY_EXIT, block_reason)
+        return Answer(payload)
+    if contexts and event_name == "PreCompact":
+        return Answer(payload, text="\n\n".join(contexts))
+    if contexts and event_name in CONTEXT_EVENTS:
+        payload["hookSpecificOutput"] = {
+            "hookEventName": event_name,
+            "additionalContext": "\n\n".join(contexts),
+        }
+    return Answer(payload)
+
+
+def merged(first: Answer, second: Answer) -> Answer:
+    """Two answers to one event (the sub-hooks' and the goal module's): the second's decision
+    wins where both set one; system messages and contexts are joined."""
+    payload = {**first.payload, **second.payload}
+    messages = [answer.payload["systemMessage"] for answer in (first, second) if answer.payload.get("systemMessage")]
+    if messages:
+        payload["systemMessage"] = "\n\n".join(messages)
+    contexts = [
+        answer.payload["hookSpecificOutput"]["additionalContext"]
+        for answer in (first, second)
+        if answer.payload.get("hookSpecificOutput", {}).get("additionalContext")
+    ]
+    if contexts:
+        payload["hookSpecificOutput"] = {
+            **payload["hookSpecificOutput"],
+            "additionalContext": "\n\n".join(contexts),
+        }
+    return Answer(payload, max(first.exit_code, second.exit_code), second.stderr or first.stderr)

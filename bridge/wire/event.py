@@ -32,9 +32,29 @@ CC_EVENTS = frozenset(
         *("FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"),
     }
 )
-# The one place saying which events' sub-hooks `ccbridge run` runs; hooks of the other CC
-# events in a ccbridge config would never run, so the config refuses them.
-SUBHOOK_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+# The one place saying which events' sub-hooks `ccbridge run` runs, each with the event field
+# CC compares a group's matcher with (None: CC ignores matchers there, every group runs). Hooks
+# of the other CC events in a ccbridge config would never run, so the config refuses them.
+MATCHED_FIELD: dict[str, str | None] = {
+    "PreToolUse": "tool_name",
+    "PostToolUse": "tool_name",
+    "PostToolUseFailure": "tool_name",
+    "PermissionRequest": "tool_name",
+    "UserPromptSubmit": None,
+    "Stop": None,
+    "SubagentStop": "agent_type",
+    "SubagentStart": "agent_type",
+    "SessionStart": "source",
+    "SessionEnd": "reason",
+    "PreCompact": "trigger",
+    "Notification": "notification_type",
+}
+SUBHOOK_EVENTS = frozenset(MATCHED_FIELD)
+# Events a hook can stop (a prompt, the end of a turn, a compaction, a permission): there a
+# sub-hook that fails blocks, as a PreToolUse failure denies. Elsewhere a failure is told.
+BLOCKING_EVENTS = frozenset(
+    {"PreToolUse", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"}
+)
 
 
 class EventError(ValueError):
@@ -67,6 +87,13 @@ class HookEvent:
     @property
     def tool_use_id(self) -> str:
         return _text(self.raw.get("tool_use_id"))
+
+    @property
+    def subject(self) -> str | None:
+        """What CC matches a group's matcher against for this event (a tool name, a session
+        start's source …); None where CC ignores matchers."""
+        key = MATCHED_FIELD.get(self.name, "tool_name")
+        return None if key is None else _text(self.raw.get(key))
 
     @property
     def agent_id(self) -> str | None:

@@ -14,6 +14,11 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
 _PRE_DECISIONS = {"allow": "allow", "deny": "deny", "ask": "ask", "defer": "defer"}
 _LEGACY = {"approve": "allow", "block": "deny"}
 _TAIL = 2000
+# Events where CC takes an exit-0 hook's plain (non-JSON) stdout as context for the model (for
+# PreCompact: as compaction instructions).
+PLAIN_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "SessionStart", "PreCompact"})
+# Events where a block means "keep going": `continue: false` there is no block but a stop.
+_KEEP_GOING_EVENTS = frozenset({"Stop", "SubagentStop"})
 
 
 def _text(data: bytes) -> str:
@@ -55,7 +60,8 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
             reason=f"exited with code {run.exit_code}" + (f": {detail}" if detail else ""),
         )
     if not stdout.startswith(b"{"):
-        return Verdict("none")
+        context = _text(run.stdout) if event_name in PLAIN_CONTEXT_EVENTS else ""
+        return Verdict("none", context=context)
     try:
         return read_json(event_name, stdout)
     except ValueError as error:
@@ -91,10 +97,14 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
         if payload["continue"] is False:
             stop_reason = _string(payload, "stopReason") or "a hook asked Claude to stop"
     updated_input = specific.get("updatedInput")
+    if event_name == "PermissionRequest" and isinstance(specific.get("decision"), dict):
+        updated_input = specific["decision"].get("updatedInput", updated_input)
     if updated_input is not None and not isinstance(updated_input, dict):
         raise ValueError("updatedInput must be an object")
     kind, reason = _decision(event_name, payload, specific)
-    if stop_reason is not None and kind not in ("deny", "block"):
+    if stop_reason is not None and kind not in ("deny", "block") and (
+        event_name not in _KEEP_GOING_EVENTS
+    ):
         kind, reason = ("deny" if event_name == "PreToolUse" else "block"), stop_reason
     updated_output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
     return Verdict(
@@ -127,6 +137,15 @@ def _decision(
         if legacy is not None:
             return _LEGACY[legacy], legacy_reason
         return "none", ""
+    if event_name == "PermissionRequest" and specific.get("decision") is not None:
+        return _permission_decision(specific["decision"])
     if legacy == "block":
         return "block", legacy_reason or "blocked by a hook"
     return "none", ""
+
+
+def _permission_decision(decision: Any) -> tuple[Any, str]:
+    """PermissionRequest's `decision: {behavior: allow|deny, message?}`."""
+    if not isinstance(decision, dict) or decision.get("behavior") not in ("allow", "deny"):
+        raise ValueError("hookSpecificOutput.decision must be {behavior: 'allow' or 'deny'}")
+    return decision["behavior"], _string(decision, "message")

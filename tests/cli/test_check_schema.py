@@ -56,6 +56,8 @@ def test_schema_is_the_config_json_schema(sandbox: Sandbox) -> None:
     schema = json.loads(done.stdout)
     assert {"hooks", "defaults", "policies", "audit", "goals"} <= set(schema["properties"])
     assert schema["additionalProperties"] is False
+    events = schema["properties"]["hooks"]["propertyNames"]["enum"]
+    assert "PreToolUse" in events and "PreTooluse" not in events
 
 
 def test_a_misspelt_event_gets_a_did_you_mean(sandbox: Sandbox) -> None:
@@ -285,3 +287,18 @@ def test_the_readme_setup_config_passes_check_and_guards(sandbox: Sandbox) -> No
     assert ran.returncode == 2
     assert json.loads(ran.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "mkfs.ext4" in ran.stdout  # the guard's reason, not a config error
+
+
+def test_builtin_guards_load_by_name_and_a_misspelt_one_gets_a_did_you_mean(
+    sandbox: Sandbox,
+) -> None:
+    sandbox.write(
+        sandbox.config,
+        "policies:\n  guards:\n    - builtin:dangerous_shell\n    - builtin:protect_paths\n"
+        "    - builtin:dangerous_shel\n",
+    )
+    done = sandbox.run("check")
+    assert done.returncode == 1
+    assert f"{sandbox.config}:5: policies: cannot load policy builtin:dangerous_shel" in done.stdout
+    assert "did you mean builtin:dangerous_shell?" in done.stdout
+    assert "1 problem(s) in 1 file(s)" in done.stderr

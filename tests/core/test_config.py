@@ -429,3 +429,24 @@ def test_the_audit_names_the_file_that_switched_self_protection_off(tmp_path: Pa
     audit = (tmp_path / "state/audit.jsonl").read_bytes().splitlines()
     notes = [orjson.loads(line).get("notes") for line in audit]
     assert notes == [[f"self-protection is off (set in {config})"]] * 2
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("[" * 100_000, ":1: nested deeper than 64 levels"),
+        ("#" * (MAX_CONFIG_BYTES + 1), f"over the {MAX_CONFIG_BYTES}-byte limit"),
+    ],
+    ids=["100k-deep", "oversized"],
+)
+def test_run_denies_an_unloadable_config_naming_file_and_line(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    env["CCBRIDGE_CACHE_DIR"], env["CCBRIDGE_STATE_DIR"] = str(tmp_path / "c"), str(tmp_path / "s")
+    config = write(tmp_path / "ccbridge.yaml", text)
+    done = run_bridge(env, config)
+    assert done.returncode == 2
+    reason = orjson.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason.startswith(f"ccbridge config error: {config}")
+    assert problem in reason and "internal error" not in reason

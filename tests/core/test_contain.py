@@ -60,6 +60,16 @@ def test_a_run_leaves_the_subreaper_flag_as_it_found_it() -> None:
     assert _subreaper() == before
 
 
+def test_without_prctl_hooks_still_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(_on: int) -> int:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(contain, "_prctl_subreaper", refused)
+    hook = HookSpec(event="PreToolUse", name="t", where="t", order=0, command="echo ran")
+    (run,) = run_hooks([hook], b"", dict(os.environ), None)
+    assert (run.exit_code, run.stdout) == (0, b"ran\n")
+
+
 def test_hooks_see_this_events_token_after_the_enclosing_ones() -> None:
     hook = HookSpec(
         event="PreToolUse", name="t", where="t", order=0, command=f'echo "${contain.MARK}"'

@@ -39,7 +39,7 @@ def test_a_sub_hooks_allow_does_not_skip_native_pre_execute_policies(sandbox: Sa
     assert "the policy says no" in outcome.reason
 
 
-@pytest.mark.parametrize("event_name", [None, "PreToolUse", "PermissionRequest"])
+@pytest.mark.parametrize("event_name", [None, "PreToolUse"])
 def test_ccbridges_own_failure_blocks_with_exit_2(event_name: str | None) -> None:
     answer = failure_answer(event_name, "ccbridge internal error: boom")
     assert answer.exit_code == 2

@@ -149,7 +149,7 @@ def test_opening_waits_for_a_creator_midway_instead_of_failing(tmp_path: Path) -
     transaction on the still rollback-journal file): switching to WAL then fails at once with
     "database is locked" unless the opener waits its turn, as it must."""
     db = tmp_path / "goals.sqlite3"
-    creator = sqlite3.connect(db, isolation_level=None)
+    creator = sqlite3.connect(db, isolation_level=None, check_same_thread=False)
     lock = os.open(db.with_name(db.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
     fcntl.flock(lock, fcntl.LOCK_EX)
     creator.execute("BEGIN IMMEDIATE")

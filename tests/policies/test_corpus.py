@@ -149,5 +149,6 @@ def test_the_readme_states_recall_and_false_positives_on_this_corpus() -> None:
     denied = sum(_native(case.command) is not None for case in DENY)
     false = sum(_native(case.command) is not None for case in ALLOW)
     text = README.read_text()
+    assert f"dangerous.tsv`, {len(CASES)} commands" in text
     assert f"recall {denied}/{len(DENY)}" in text
     assert f"false positives {false}/{len(ALLOW)}" in text
