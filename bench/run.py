@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import resource
 import shlex
 import shutil
@@ -28,6 +29,7 @@ import sysconfig
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,6 +41,7 @@ CHECKOUT = HERE.parent
 SLEEP = 0.2
 SLEEPERS = 5
 JSON_HOOK = "import json,sys; json.load(sys.stdin)"
+VALGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null")
 # What a wheel of this checkout is built from (no build/ or egg-info left in the checkout).
 PACKAGED = ("pyproject.toml", "README.md", "bridge", "bin")
 
@@ -307,6 +310,52 @@ def bench_startup(bench: Bench) -> None:
                 ),
             )
         )
+
+
+def instructions(argv: Sequence[str], env: Mapping[str, str], stdin: bytes) -> float:
+    """Millions of instructions the command executed (valgrind's count, the process alone)."""
+    done = subprocess.run(
+        [*VALGRIND, *argv],
+        input=stdin,
+        capture_output=True,
+        env={**env, "PYTHONHASHSEED": "0"},  # the same dict layouts every run
+        check=False,
+    )
+    found = re.search(rb"I\s+refs:\s+([\d,]+)", done.stderr)
+    if found is None:
+        raise BenchError(f"valgrind gave no count for {shlex.join(argv)}: {done.stderr[-300:]!r}")
+    return int(found.group(1).replace(b",", b"")) / 1e6
+
+
+def bench_instructions(bench: Bench) -> None:
+    """The startup rows again as instructions executed: a count that other processes' load does
+    not move, for a shared machine where wall-clock medians wander. No target is judged on it."""
+    section = "Instructions executed, clean environment (valgrind; load-independent cross-check)"
+    if shutil.which("valgrind") is None:
+        bench.skipped.append(f"{section}: valgrind is not installed")
+        return
+    python = bench.venv.python
+    default, guarded = str(bench.work / "empty.yaml"), str(bench.work / "guards.yaml")
+    cases = {
+        "python -c pass": ([python, "-c", "pass"], b""),
+        "python -I -S -c pass": ([python, "-I", "-S", "-c", "pass"], b""),
+        "json hook": ([python, "-c", JSON_HOOK], BASH_EVENT),
+        "ccbridge run, Read event, default config": (bench.ccbridge(default), READ_EVENT),
+        "ccbridge run, Bash event, default config": (bench.ccbridge(default), BASH_EVENT),
+        "ccbridge run, Bash event, native guards": (bench.ccbridge(guarded), BASH_EVENT),
+    }
+    with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        counts = dict(
+            zip(
+                cases,
+                pool.map(lambda case: instructions(case[0], bench.env, case[1]), cases.values()),
+                strict=True,
+            )
+        )
+    baselines = ("python -c pass", "python -I -S -c pass", "json hook")
+    for name, count in counts.items():
+        ratios = tuple(Ratio(base, counts[base]) for base in baselines if base != name)
+        bench.add(Row(section, name, count, "M instr", ratios if name not in baselines[:2] else ()))
 
 
 def bench_checkout(bench: Bench) -> None:
@@ -705,6 +754,9 @@ METHOD = (
     "- Audit and goal rows time the in-process operation (the log or store prepared first, "
     "written directly, with no rotation), plus a whole `ccbridge run` for the audit.",
     "- Peak RSS is `ru_maxrss` of the command, read in a fresh probe process.",
+    "- Instructions: valgrind's count of instructions each startup case executed (the process "
+    "alone, one run each), a figure the load of other processes does not move; targets are "
+    "judged on the wall-clock medians, as a user waits them.",
 )
 
 
@@ -837,6 +889,7 @@ def environment(work: Path) -> dict[str, str]:
 
 SECTIONS = (
     bench_startup,
+    bench_instructions,
     bench_checkout,
     bench_instant_hooks,
     bench_sleepers,

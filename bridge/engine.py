@@ -216,18 +216,25 @@ def _failing(name: str, why: str) -> Callable[..., Any]:
     return fail
 
 
-def _policies(refs: Sequence[PolicyRef]) -> list[Named[Any]]:
+def _policies(refs: Sequence[PolicyRef], kind: str = "") -> list[Named[Any]]:
     if not refs:
         return []
     from bridge.policies.loader import PolicyLoadError, load_policy
 
     named = []
     for ref in refs:
+        name = f"{kind} {_short(ref.ref)}" if kind else ref.ref
         try:
-            named.append(Named(ref.ref, load_policy(ref.ref)))
+            named.append(Named(name, load_policy(ref.ref)))
         except PolicyLoadError as error:  # a policy that cannot load denies: fail closed
-            named.append(Named(ref.ref, _failing(ref.ref, str(error))))
+            named.append(Named(name, _failing(ref.ref, str(error))))
     return named
+
+
+def _short(ref: str) -> str:
+    """`/abs/path/file.py:function` as `file.py:function`; `module:function` as it is."""
+    target, _, attr = ref.rpartition(":")
+    return f"{os.path.basename(target)}:{attr}" if "/" in target else ref
 
 
 def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
@@ -237,11 +244,17 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
         return []
     if event.tool_name not in SELF_PROTECTED_TOOLS:
         return []
-    from bridge.policies.protect import self_protection_guard
+    from bridge.policies.protect import SELF_PROTECTION, self_protection_guard
 
     project = project_dir(host.env, event.cwd)
     roots = protected_roots(host.env, project, list(config.files), config.audit.path)
-    return [Named("ccbridge:self-protection", self_protection_guard(*roots, env=host.env))]
+    guard = self_protection_guard(*roots, env=host.env)
+
+    def named(execution: Execution) -> str | None:  # the `[self-protection]` prefix names it
+        reason = guard(execution)
+        return None if reason is None else reason.removeprefix(f"{SELF_PROTECTION}: ")
+
+    return [Named("self-protection", named)]
 
 
 def _goal_command(report: Report) -> str | None:
@@ -386,7 +399,7 @@ def _pre_tool_use(report: Report, host: Host) -> None:
             Named("subhooks", subhooks.pre_execute),
             *_policies(policies.get("pre_execute", ())),
         ],
-        guards=[*_self_protection(report, host), *_policies(policies.get("guards", ()))],
+        guards=[*_self_protection(report, host), *_policies(policies.get("guards", ()), "guard")],
         post_execute=_policies(policies.get("post_execute", ())),
         observers=_policies(policies.get("observers", ())),
     )

@@ -1,8 +1,10 @@
 """Registering ccbridge in a Claude Code settings file, and taking it out again.
 
-Installing moves the hooks ccbridge can run (command hooks, not async, on PreToolUse,
-PostToolUse and PostToolUseFailure) from the settings file into ccbridge's config, so they run
-once, behind the bridge; everything else stays where it was. The registration calls
+Installing moves the hooks ccbridge can run (command hooks, not async, on the events of
+bridge.wire.event.SUBHOOK_EVENTS) from the settings file into ccbridge's config, so they run
+once, behind the bridge; everything else stays where it was. ccbridge is registered for the
+tool events, for every other event its config has hooks for, and for UserPromptSubmit and Stop
+when goals are on. The registration calls
 `<ccbridge> run` with `onFailure: "block"` and a 60 s timeout, above the 50 s cap ccbridge puts
 on each sub-hook. The original bytes of both files are kept in the state directory, so uninstall
 can put them back exactly when nobody has edited them since.
@@ -19,6 +21,7 @@ import copy
 import hashlib
 import json
 import os
+import re
 import shlex
 import shutil
 from collections.abc import Mapping
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from bridge.paths import state_dir
+from bridge.wire.event import SUBHOOK_EVENTS
 
 Scope = Literal["user", "project", "local"]
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
@@ -87,7 +91,7 @@ def is_registration(handler: Any) -> bool:
 
 def _movable(event: str, handler: Any) -> bool:
     return (
-        event in TOOL_EVENTS
+        event in SUBHOOK_EVENTS
         and isinstance(handler, Mapping)
         and handler.get("type") == "command"
         and bool(handler.get("command"))
@@ -134,8 +138,19 @@ def read_settings(path: Path, content: bytes | None) -> dict[str, Any]:
     return data
 
 
-def dump_settings(data: Mapping[str, Any]) -> bytes:
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode()
+def dump_settings(data: Mapping[str, Any], like: bytes | None = None) -> bytes:
+    """JSON in the layout of `like` (the file as it was) where it can: its indent (spaces or a
+    tab), one line if it was one line, its final newline; else two spaces."""
+    text = like.decode("utf-8", "replace") if like else ""
+    indent: str | int | None = 2
+    if text.strip() and "\n" not in text.strip():
+        indent = None
+    else:
+        found = re.search(r'^([ \t]+)["}\]]', text, re.MULTILINE)
+        if found:
+            indent = found.group(1)
+    dumped = json.dumps(data, indent=indent, ensure_ascii=False)
+    return (dumped + ("" if text and not text.endswith("\n") else "\n")).encode()
 
 
 def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
@@ -235,17 +250,19 @@ def plan_install(
     data = read_settings(where.settings, settings_before)
     notes: list[str] = []
     wanted = TOOL_EVENTS + (GOAL_EVENTS if goals else ())
+    hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, [])
+    config_after = config_before
+    if moved:
+        config_after = _config_with(where.config, config_before, moved, where.settings, notes)
+        _check_config(where.config, config_after)
+    wanted += tuple(sorted(_hook_events(config_after) - set(wanted)))
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
     after_data = {**data, "hooks": hooks}
     settings_after = (
         settings_before
         if settings_before is not None and after_data == data
-        else dump_settings(after_data)
+        else dump_settings(after_data, settings_before)
     )
-    config_after = config_before
-    if moved:
-        config_after = _config_with(where.config, config_before, moved, where.settings, notes)
-        _check_config(where.config, config_after)
     return Plan(
         where.settings,
         where.config,
@@ -256,6 +273,20 @@ def plan_install(
         moved,
         notes,
     )
+
+
+def _hook_events(config: bytes | None) -> set[str]:
+    """The events ccbridge runs that a (valid) ccbridge config has hooks for."""
+    if config is None:
+        return set()
+    import yaml
+
+    try:
+        data = yaml.safe_load(config.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError):
+        return set()  # `ccbridge check` says what is wrong; registering stays as it was
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return {event for event in hooks if event in SUBHOOK_EVENTS} if isinstance(hooks, dict) else set()
 
 
 def _check_config(path: Path, content: bytes) -> None:
@@ -292,7 +323,7 @@ def without_registration(
     for event, groups in restored.items():
         hooks.setdefault(event, copy.deepcopy(list(groups)))
     after = {**data, "hooks": hooks} if hooks else {k: v for k, v in data.items() if k != "hooks"}
-    return content if after == data else dump_settings(after)
+    return content if after == data else dump_settings(after, content)
 
 
 # --- the backup kept in the state directory -------------------------------------------------
@@ -321,6 +352,7 @@ class Backup:
     config_installed: str | None
     moved: dict[str, list[Any]]
     exact: bool  # the originals are still the whole truth: no edits between two installs
+    config_edited: bool = False  # the user edited the config between two installs: keep it
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -332,6 +364,7 @@ class Backup:
             "config_installed": self.config_installed,
             "moved": self.moved,
             "exact": self.exact,
+            "config_edited": self.config_edited,
         }
 
     @classmethod
@@ -345,6 +378,7 @@ class Backup:
             data["config_installed"],
             dict(data["moved"]),
             bool(data["exact"]),
+            bool(data.get("config_edited", False)),
         )
 
 
@@ -372,9 +406,8 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
             {k: list(v) for k, v in plan.moved.items()},
             True,
         )
-    untouched = previous.settings_installed == _sha(
-        plan.settings_before
-    ) and previous.config_installed == _sha(plan.config_before)
+    config_untouched = previous.config_installed == _sha(plan.config_before)
+    untouched = previous.settings_installed == _sha(plan.settings_before) and config_untouched
     moved = {k: list(v) for k, v in previous.moved.items()}
     for event, groups in plan.moved.items():
         moved[event] = [*moved.get(event, []), *groups]
@@ -386,6 +419,7 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
         *installed,
         moved,
         previous.exact and untouched,
+        previous.config_edited or not config_untouched,
     )
 
 
@@ -399,10 +433,13 @@ def plan_uninstall(
         return Plan(
             where.settings, where.config, settings_now, after, config_now, config_now, notes=notes
         )
-    config_untouched = _sha(config_now) == backup.config_installed
+    config_untouched = not backup.config_edited and _sha(config_now) == backup.config_installed
     config_after = backup.config_original if config_untouched else config_now
-    if not config_untouched:
-        notes.append(f"{where.config} changed since install and is left as it is")
+    if not config_untouched and config_now is not None:
+        notes.append(
+            f"{where.config} has edits you made since install: it is kept as it is "
+            "(its hooks no longer run: ccbridge is not registered)"
+        )
     if backup.exact and _sha(settings_now) == backup.settings_installed:
         return Plan(
             where.settings,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -13,27 +15,42 @@ from bridge import install as installing
 from bridge.cli.output import file_diff, project_of, say
 from bridge.paths import CONFIG_ENV, find_config
 
-SCOPE_HELP = {
-    "user": "~/.claude/settings.json; moved hooks go to ~/.claude/ccbridge.yaml",
-    "project": "<project>/.claude/settings.json (the default); moved hooks go to "
-    "<project>/.claude/ccbridge.yaml",
-    "local": "<project>/.claude/settings.local.json; moved hooks go to "
-    "<project>/.claude/ccbridge.yaml",
+SCOPES = {
+    "user": ("your user settings, ~/.claude/settings.json", "~/.claude/ccbridge.yaml"),
+    "project": (
+        "the project's shared settings, <project>/.claude/settings.json (the default)",
+        "<project>/.claude/ccbridge.yaml",
+    ),
+    "local": (
+        "your personal, git-ignored project settings, <project>/.claude/settings.local.json",
+        "<project>/.claude/ccbridge.local.yaml",
+    ),
 }
 
 
-def scope_options(function: Callable[..., None]) -> Callable[..., None]:
-    """--user / --project (the default) / --local, and --dry-run."""
-    for scope in reversed(list(SCOPE_HELP)):
-        option = click.option(f"--{scope}", "scope", flag_value=scope, help=SCOPE_HELP[scope])
-        if scope == "project":  # only one of the three may name a default
-            option = click.option(
-                f"--{scope}", "scope", flag_value=scope, default=True, help=SCOPE_HELP[scope]
-            )
-        function = option(function)
-    return click.option(
-        "--dry-run", is_flag=True, help="Show the changes as a diff and write nothing."
-    )(function)
+def scope_options(moved: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """--user / --project (the default) / --local, at most one of them, and --dry-run; `moved`
+    says what happens to the moved hooks ("moved hooks go to")."""
+
+    def decorate(function: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(function)
+        def with_scope(user: bool, project: bool, local: bool, **kwargs: Any) -> None:
+            flags = (("user", user), ("project", project), ("local", local))
+            chosen = [name for name, on in flags if on]
+            if len(chosen) > 1:
+                given = ", ".join(f"--{name}" for name in chosen)
+                raise click.UsageError(f"choose one of --user, --project, --local (got {given})")
+            function(scope=chosen[0] if chosen else "project", **kwargs)
+
+        command = with_scope
+        for scope, (settings, config) in reversed(SCOPES.items()):
+            text = f"Edit {settings}; {moved} {config}."
+            command = click.option(f"--{scope}", is_flag=True, help=text)(command)
+        return click.option(
+            "--dry-run", is_flag=True, help="Show the changes as a diff and write nothing."
+        )(command)
+
+    return decorate
 
 
 def target_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.Target:
@@ -77,14 +94,15 @@ def show(plan: installing.Plan, diff: bool) -> None:
 
 
 @click.command()
-@scope_options
+@scope_options("moved hooks go to")
 def install(scope: installing.Scope, dry_run: bool) -> None:
     """Register ccbridge in a Claude Code settings file.
 
-    Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure (and for
-    UserPromptSubmit and Stop when goals are enabled) with onFailure "block" and a 60 s
-    timeout. Command hooks the file already has on those tool events move into ccbridge's
-    config, so they run once, behind the bridge; other hooks and every other key stay.
+    Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure, for every
+    other event ccbridge's config has hooks for, and for UserPromptSubmit and Stop when goals
+    are enabled, with onFailure "block" and a 60 s timeout. Command hooks the file already
+    has on the events ccbridge runs (see the README) move into ccbridge's config, so they run
+    once, behind the bridge; other hooks and every other key stay.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
     \b

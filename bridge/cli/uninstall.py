@@ -12,7 +12,7 @@ from bridge.cli.output import say
 
 
 @click.command()
-@scope_options
+@scope_options("the moved hooks come back from")
 def uninstall(scope: installing.Scope, dry_run: bool) -> None:
     """Take ccbridge out of a Claude Code settings file.
 

@@ -2,7 +2,8 @@
 
 Each operation runs in one write transaction, so the authority check, the compare-and-set and
 the bookkeeping that goes with it (turn events, activation, the recorded outcome) happen
-together or not at all.
+together or not at all. A goal command is judged first (`judge`, at PreToolUse) and applied
+later (`commit`, at the PostToolUse of the same call), so only a call that ran changes the goal.
 """
 
 from __future__ import annotations
@@ -44,9 +45,8 @@ class RoundLimit:
     def message(self) -> str:
         return (
             f"ccbridge goal {self.goal.id}: all {self.goal.max_rounds} rounds are used, so the "
-            "goal is blocked (round-limit). To go on, raise its cap with `ccbridge goal update "
-            f"--id {self.goal.id} --revision {self.goal.revision} --action edit --max-rounds N` "
-            "and then `--action resume`, asked for in a prompt of yours."
+            "goal is blocked (round-limit) and Claude stops here. To go on, ask in a prompt "
+            "for a higher round cap (goal edit --max-rounds) and a resume."
         )
 
 

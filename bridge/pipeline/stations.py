@@ -169,17 +169,19 @@ def _approve(
 
 
 def _guard(execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step]) -> str | None:
-    """The first objection, if any. Guards can only deny, so their order never changes yes/no."""
+    """The first objection, if any. Guards can only deny, so their order never changes yes/no.
+    The reason starts with `[guard name]`, as a sub-hook's does, so whoever reads it (the model,
+    the audit) can tell who denied."""
     for guard in guards:
         try:
             objection = guard.fn(execution)
         except Exception as error:
             trace.append(Step("guard", guard.name, "error", _describe(error)))
-            return f"guard {guard.name} failed: {_describe(error)}"
+            return f"[{guard.name}] failed: {_describe(error)}"
         if objection is not None:
-            reason = str(objection) or f"guard {guard.name} objected"
+            reason = str(objection) or "objected"
             trace.append(Step("guard", guard.name, "deny", reason))
-            return reason
+            return f"[{guard.name}] {reason}"
         trace.append(Step("guard", guard.name, "abstain"))
     return None
 

@@ -11,25 +11,31 @@ to a shell or an interpreter is read when it is literal and denied as unreadable
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from bridge.pipeline import Execution, Guard
+from bridge.policies import finds
 from bridge.policies.git_rules import DEFAULT_ON, RULES, git_objection
 from bridge.policies.shell import (
-    SHELLS,
     Pipeline,
     Script,
     SimpleCommand,
     Unparseable,
     bash_script,
-    interpreter,
     parse,
-    program,
 )
 from bridge.policies.targets import Place, Unknown, beneath, home, resolve, target
+from bridge.policies.unread import (
+    OPAQUE,
+    download_into_interpreter,
+    interpreter_code,
+    piped_code,
+    runs_downloaded_code,
+    runs_saved,
+    saved_downloads,
+)
 from bridge.policies.variables import with_literal_values
 
 TYPE_CHECKING = False
@@ -40,19 +46,9 @@ BLOCK_DEVICES = (
     "sd*", "hd*", "vd*", "xvd*", "nvme*", "mmcblk*", "disk*", "rdisk*", "loop*", "dm-*",
     "md*", "mapper/*", "sr*", "nbd*", "zram*",
 )  # fmt: skip
-DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
-# Commands whose output is code nobody wrote down: piping it into a shell runs it unread.
-DECODERS = frozenset(
-    {"base64", "base32", "basenc", "xxd", "openssl", "uudecode", "gunzip", "zcat", "gzip"}
-    | {"bzip2", "bzcat", "xz", "xzcat", "unxz", "zstd", "zstdcat", "rev", "tr", "sed", "awk"}
-)
 _DEVICE_WRITERS = frozenset({"tee", "cp", "shred", "wipefs", "blkdiscard", "truncate"})
-_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 _POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
-_OPAQUE = re.compile(r"\s*(\$\w+|\$\{[^}]*\}|\$[@*0-9])\s*")  # a program that is only a variable
-_ECHO_OPTIONS = re.compile(r"-[neE]+")
-
-_Rule = Callable[["_Judge", SimpleCommand, Place, SimpleCommand | None], str | None]
+_Rule = Callable[["Judge", SimpleCommand, Place, SimpleCommand | None], str | None]
 
 
 def configure(allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Guard:
@@ -80,7 +76,7 @@ def configure(allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Guard:
 
 def objection(script: Script, cwd: str = "", enabled: frozenset[str] = DEFAULT_ON) -> str | None:
     """The first dangerous thing the script (or anything nested in it) would do."""
-    return _Judge(enabled).script(script, Place.of(cwd))
+    return Judge(enabled).script(script, Place.of(cwd))
 
 
 def _show(command: SimpleCommand) -> str:
@@ -118,14 +114,18 @@ def _describe(what: str, verb: str, harm: str) -> str:
     return f"{harm} {what}"
 
 
-class _Judge:
+class Judge:
+    """Walks a script in the order bash runs it, carrying where it runs (`cd` is followed) and
+    what it downloaded; nested code (substitutions, `sh -c`, piped or interpreter code) is
+    judged from where it is run."""
+
     def __init__(self, enabled: frozenset[str]) -> None:
         self.enabled = enabled
 
     def script(self, script: Script, place: Place) -> str | None:
         downloaded: set[str] = set()
         for pipeline in script.pipelines:
-            if reason := _fork_bomb(pipeline, script.functions) or _download_into_interpreter(
+            if reason := _fork_bomb(pipeline, script.functions) or download_into_interpreter(
                 pipeline
             ):
                 return reason
@@ -135,11 +135,9 @@ class _Judge:
                         return reason
                 feeder = pipeline.commands[i - 1] if i else None
                 here = _wrapper_cwd(command, place)
-                if reason := self.command(command, here, feeder) or _runs_saved(
-                    command, downloaded
-                ):
+                if reason := self.command(command, here, feeder) or runs_saved(command, downloaded):
                     return f"dangerous command `{_show(command)}`: {reason}"
-                downloaded |= _saved_downloads(command)
+                downloaded |= saved_downloads(command)
                 place = _after_cd(command, place)
         return None
 
@@ -177,7 +175,7 @@ def _targets(
 
 
 def _rm(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     if command.name != "rm":
         return None
@@ -191,7 +189,7 @@ def _rm(
 
 
 def _owner_or_mode(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     if command.name not in ("chmod", "chown", "chgrp"):
         return None
@@ -204,14 +202,14 @@ def _owner_or_mode(
 
 
 def _find_delete(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     if command.name != "find":
         return None
     argv = command.argv
-    start, i = _find_starts(argv)
+    start, i = finds.starts(argv)
     expression = argv[i:]
-    tests, executed = _find_actions(expression)
+    tests, executed = finds.actions(expression)
     deletes = "-delete" in tests or bool(executed & {"rm", "shred", "unlink"})
     if not deletes:
         return None
@@ -219,7 +217,7 @@ def _find_delete(
     for start_point, dynamic in starts:
         base = resolve(start_point, place)
         if base == place.project and not dynamic:  # what it finds in it, not the project itself
-            if found := beneath(base, place, _found_by(expression, start_point, base)):
+            if found := beneath(base, place, finds.found_by(expression, start_point, base)):
                 return f"deletes what it finds in {start_point}, which may be {found}"
         elif what := target(start_point, place, dynamic):
             return _describe(what, "deletes", "deletes files throughout")
@@ -227,7 +225,7 @@ def _find_delete(
 
 
 def _rsync_delete(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     if command.name != "rsync" or not any(f.startswith("--del") for f in _flags(command.argv)):
         return None
@@ -240,58 +238,8 @@ def _rsync_delete(
     return _describe(what, "deletes", harm) if what else None
 
 
-def _found_by(expression: tuple[str, ...], start: str, base: str) -> Callable[[str], bool]:
-    """Whether find, given `expression`, could list a path: its `-name`/`-path` tests must all
-    match, and `-empty` never lists a directory that matters. With `-o`, `!` or `-not` the tests
-    are not read (anything may be listed)."""
-    if any(word in ("-o", "-or", ",", "!", "-not") for word in expression):
-        return lambda path: True
-    tests = list(pairwise(expression))
-
-    def listed(path: str) -> bool:
-        shown = start.rstrip("/") + path[len(base.rstrip("/")) :]
-        name = posixpath.basename(path)
-        return "-empty" not in expression and all(
-            (test != "-name" or fnmatchcase(name, pattern))
-            and (test != "-iname" or fnmatchcase(name.lower(), pattern.lower()))
-            and (test not in ("-path", "-wholename") or fnmatchcase(shown, pattern))
-            for test, pattern in tests
-        )
-
-    return listed
-
-
-def _find_actions(expression: tuple[str, ...]) -> tuple[list[str], set[str]]:
-    """find's expression without the commands it runs (`-exec CMD ... ;`), and their names."""
-    tests: list[str] = []
-    executed: set[str] = set()
-    running = False
-    for previous, word in pairwise(("", *expression)):
-        if running:
-            running = not (word == ";" or (word == "+" and previous == "{}"))
-        elif word in ("-exec", "-execdir", "-ok", "-okdir"):
-            running = True
-        else:
-            tests.append(word)
-        if previous in ("-exec", "-execdir", "-ok", "-okdir"):
-            executed.add(posixpath.basename(word))
-    return tests, executed
-
-
-def _find_starts(argv: tuple[str, ...]) -> tuple[int, int]:
-    """Where find's starting points begin and end: after its own options (`-L`, `-D debug`,
-    `-O3`), before the expression (`-name`, `(`, `!`)."""
-    i = 1
-    while i < len(argv) and (argv[i] in ("-H", "-L", "-P") or argv[i][:2] in ("-D", "-O")):
-        i += 2 if argv[i] in ("-D", "-O") else 1
-    start = i
-    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
-        i += 1
-    return start, i
-
-
 def _filesystem(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     if command.name.startswith("mkfs") or command.name == "mke2fs":
         return "creating a filesystem erases everything on the device"
@@ -299,7 +247,7 @@ def _filesystem(
 
 
 def _device_write(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     targets = [r.target for r in command.redirects if r.writes]
     if command.name == "dd":
@@ -319,7 +267,7 @@ def _device_write(
 
 
 def _power(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     name, args = command.name, command.argv[1:]
     if (
@@ -332,7 +280,7 @@ def _power(
 
 
 def _kill_everything(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     if command.name == "killall5":
         return "signals every process on the machine"
@@ -352,95 +300,14 @@ def _kill_everything(
     return None
 
 
-def _runs_downloaded_code(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    """`bash -c "$(curl ...)"`, `bash <(curl ...)`, `eval "$(wget -O- ...)"`."""
-    source = program(command.argv, command.redirects)
-    if command.name not in ("eval", "source", ".") and (
-        source is None
-        or source.kind == "module"
-        or (source.kind == "file" and not source.text.startswith("<("))
-    ):
-        return None
-    for inner in command.nested:
-        for fetched in inner.commands():
-            if fetched.name in DOWNLOADERS:
-                return f"runs code fetched by {fetched.name} without anyone reading it first"
-            if fetched.name in DECODERS:
-                return f"runs code decoded by {fetched.name}, which nobody can read first"
-    return None
-
-
-def _interpreter_code(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    """`python3 -c ...`, `perl -MFile::Path -e ...`, `awk 'BEGIN{system(...)}'`, `python3 - <<EOF`.
-
-    Every static word is read as code, not only the one the options point at: interpreters'
-    option syntax is too varied (`-MFile::Path -e`, `-pie`) to trust one reading of it.
-    """
-    source = program(command.argv, command.redirects)
-    if command.name not in _AWKS and (source is None or interpreter(command.argv) in SHELLS):
-        return None  # shell code is parsed into `nested` already
-    if source is not None and source.kind == "inline" and _OPAQUE.fullmatch(source.text):
-        return f"runs the code held in {source.text.strip()}, which cannot be read before it runs"
-    here = [source.text] if source is not None and source.kind == "stdin" else []
-    words = [w for i, w in enumerate(command.argv) if i and i not in command.dynamic]
-    for code in (*here, *words):
-        if reason := judge.code(code, place):
-            return reason
-    return None
-
-
-def _piped_code(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    """`echo '...' | sh`, `base64 -d x | sh`, `printf ... | python3`: the code in the pipe."""
-    source = program(command.argv, command.redirects)
-    reads_pipe = not any(r.op.startswith("<") for r in command.redirects)
-    if feeder is None or source is None or source.kind != "stdin" or not reads_pipe:
-        return None
-    runner = command.name
-    here = [r for r in feeder.redirects if r.op in ("<<", "<<-", "<<<")]
-    if feeder.name == "cat" and here:
-        if any(r.dynamic for r in here):
-            return f"builds the code piped into {runner} from values only known at run time"
-        texts = [r.target if r.body is None else r.body for r in here]
-    elif feeder.name == "cat" and not feeder.dynamic and not feeder.more_args:
-        return None  # like `sh FILE`: a file is as readable as the command that runs it
-    elif feeder.name not in ("echo", "printf"):
-        return (
-            f"pipes the output of `{_show(feeder)}` into {runner}, which runs code "
-            "nobody can read before it runs"
-        )
-    elif feeder.dynamic:
-        return f"builds the code piped into {runner} from values only known at run time"
-    else:
-        words = [w for w in feeder.argv[1:] if not _ECHO_OPTIONS.fullmatch(w)]
-        texts = [" ".join(words), *words]
-    for text in texts:
-        code = text.replace("\\n", "\n")
-        if interpreter(command.argv) in SHELLS:
-            script = parse(code)
-            if isinstance(script, Unparseable):
-                return f"cannot read the code piped into {runner}: {script.reason}"
-            reason = judge.script(script, place)
-        else:
-            reason = judge.code(code, place)
-        if reason:
-            return f"runs the code piped into it: {reason}"
-    return None
-
-
 def _unknown_name(
-    judge: _Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
     """`$x -rf /`, `$SHELL -c "rm -rf /"`: the command is not known, its arguments are."""
     if 0 not in command.dynamic:
         return None
     argv = command.argv
-    if len(argv) == 1 and _OPAQUE.fullmatch(argv[0]):  # `$x`, `eval "$x"`, `bash -c "$x"`
+    if len(argv) == 1 and OPAQUE.fullmatch(argv[0]):  # `$x`, `eval "$x"`, `bash -c "$x"`
         return f"runs the code held in {argv[0]}, which cannot be read before it runs"
     for flag, code in pairwise(argv):
         if flag == "-c" and (reason := judge.shell_text(code, place)):
@@ -469,7 +336,7 @@ def _fed(command: SimpleCommand, place: Place, feeder: SimpleCommand | None) -> 
     elif feeder.name in ("find", "ls") and not feeder.dynamic and not feeder.more_args:
         argv = feeder.argv
         if feeder.name == "find":
-            first, end = _find_starts(argv)
+            first, end = finds.starts(argv)
             starts, expression = list(argv[first:end]) or ["."], argv[end:]
         else:
             starts, expression = [argv[i] for i in _operands(argv)] or ["."], ()
@@ -477,7 +344,7 @@ def _fed(command: SimpleCommand, place: Place, feeder: SimpleCommand | None) -> 
             base = resolve(start, place)
             if base is None:
                 return Unknown(f"xargs hands it names found in {start}, a directory not known")
-            if found := beneath(base, place, _found_by(expression, start, base)):
+            if found := beneath(base, place, finds.found_by(expression, start, base)):
                 return f"what {feeder.name} finds in {start}, which may be {found}"
         return None
     else:
@@ -518,52 +385,6 @@ def _wrapper_cwd(command: SimpleCommand, place: Place) -> Place:
     return place
 
 
-def _saved_downloads(command: SimpleCommand) -> set[str]:
-    """Files a downloader writes: `curl -o F`, `curl -O URL`, `wget URL`, `wget -O F`, `> F`."""
-    if command.name not in DOWNLOADERS:
-        return set()
-    argv = command.argv
-    saved = {posixpath.normpath(r.target) for r in command.redirects if r.writes}
-    for option, value in pairwise(argv):
-        names_file = option in ("-o", "--output", "--output-document") or (
-            option == "-O" and command.name != "curl"  # curl's -O takes no value
-        )
-        if names_file and not value.startswith("-"):
-            saved.add(posixpath.normpath(value))
-    remote_name = command.name == "wget" or any(w in ("-O", "--remote-name") for w in argv)
-    if remote_name and not saved:
-        urls = [w for w in argv if "://" in w]
-        saved |= {posixpath.basename(u.split("?")[0]) for u in urls}
-    return saved - {"-", "."}
-
-
-def _runs_saved(command: SimpleCommand, downloaded: set[str]) -> str | None:
-    if not downloaded or not command.argv:
-        return None
-    source = program(command.argv, command.redirects)
-    ran = command.argv[1] if command.name in ("source", ".") and len(command.argv) > 1 else ""
-    ran = source.text if source is not None and source.kind == "file" else ran
-    ran = ran or (command.argv[0] if "/" in command.argv[0] else "")
-    if ran and posixpath.normpath(ran) in downloaded | {posixpath.basename(p) for p in downloaded}:
-        return f"runs {ran}, downloaded earlier in this command, without anyone reading it first"
-    return None
-
-
-def _download_into_interpreter(pipeline: Pipeline) -> str | None:
-    fetcher = ""
-    for command in pipeline.commands:
-        source = program(command.argv, command.redirects)
-        reads_pipe = not any(r.op.startswith("<") for r in command.redirects)
-        if fetcher and source is not None and source.kind == "stdin" and reads_pipe:
-            return (
-                f"dangerous pipeline: a download by {fetcher} is piped into {command.name}, "
-                "which runs code from the network without anyone reading it first"
-            )
-        fetched = [c.name for inner in command.nested for c in inner.commands()]
-        fetcher = next((n for n in (command.name, *fetched) if n in DOWNLOADERS), fetcher)
-    return None
-
-
 def _fork_bomb(pipeline: Pipeline, functions: tuple[str, ...]) -> str | None:
     names = [command.name for command in pipeline.commands]
     for name, following in pairwise(names):
@@ -584,9 +405,9 @@ _RULES: tuple[_Rule, ...] = (
     _device_write,
     _power,
     _kill_everything,
-    _runs_downloaded_code,
-    _interpreter_code,
-    _piped_code,
+    runs_downloaded_code,
+    interpreter_code,
+    piped_code,
     _unknown_name,
 )
 dangerous_shell = configure()

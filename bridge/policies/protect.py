@@ -123,6 +123,9 @@ _SED_WRITE = re.compile(r"(?:^|[;/\s}])w\s+(\S+)")
 _PATCH_PATH = re.compile(
     r"^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)", re.MULTILINE
 )
+_DRY_RUNS = frozenset(
+    {"-n", "--dry-run", "--check", "--stat", "--numstat", "--summary", "--abort", "--quit"}
+)
 _MAX_GLOB_MATCHES = 1000
 # How far below a written path a protected one is hit: not at all (a file is written), one level
 # (files land in a directory: its direct contents), any depth (it is deleted, moved, extracted).
@@ -307,7 +310,9 @@ _CCBRIDGE_TEXT = re.compile(
 )
 _PACKAGE = posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__)))
 # Names that give away a protected path in a command line that also holds an unknown word.
-_STATE_NAMES = ("goals.sqlite3", "audit.jsonl", ".claude", "ccbridge", "settings.json")
+_STATE_NAMES = (
+    "goals.sqlite3", "audit.jsonl", ".claude", "ccbridge", "settings.json", "settings.local.json",
+)  # fmt: skip
 
 
 def self_protection_guard(
@@ -433,14 +438,19 @@ class _Bash:
             return [text]
         if self.strict is None:
             return None if ("$" in text or "`" in text) else [text]
-        env, assigned = self.strict.env, self.assigned
-        resolved = _VARIABLE.sub(
-            lambda m: env.get(name, m[0]) if (name := m[1] or m[2]) not in assigned else m[0],
-            text,
-        )
+        resolved = _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text)
         if "$" in resolved or "`" in resolved or resolved.startswith("~-"):
             return None
         return [resolved]
+
+    def _value(self, name: str) -> str | None:
+        """A variable's value in the agent's shell, if the hook can know it."""
+        assert self.strict is not None
+        if name in self.assigned or name == "OLDPWD":
+            return None
+        if name == "PWD":  # where the command runs (not the hook), until a `cd`
+            return None if self.moves else self.cwd
+        return self.strict.env.get(name)
 
     def _strict(self, command: SimpleCommand, script: Script) -> str | None:
         """Self-protection's own checks on one command."""
@@ -722,6 +732,8 @@ def _extracted(command: SimpleCommand) -> Iterator[_Target]:
             return
         directory = _option_value(argv, ("-C", "--directory"))
     elif name == "unzip":
+        if any(w in ("-l", "-t", "-v", "-Z", "-p") for w in argv[1:]):
+            return  # lists, tests or prints: extracts nothing
         directory = _option_value(argv, ("-d",))
     elif name in ("7z", "7za", "7zr"):
         if first not in ("x", "e"):
@@ -761,12 +773,14 @@ def _patched(command: SimpleCommand) -> Iterator[_Target]:
     if name == "git" and sub not in ("apply", "am"):
         if sub in ("checkout", "restore", "rm", "mv", "clean", "stash", "reset"):
             paths = [w for w in argv[i + 1 :] if not w.startswith("-")]
+            if _DRY_RUNS & set(argv):
+                return
             if sub == "clean" and not paths:
                 yield _Target(".", False, ANY_ABOVE)
             if "--" in argv or sub in ("rm", "mv", "restore", "clean"):
                 yield from (_Target(w, False, ANY_ABOVE) for w in paths)
         return
-    if name == "git" and ("--check" in argv or "--stat" in argv):
+    if (_DRY_RUNS if name == "git" else {"--dry-run"}) & set(argv):
         return
     directory = _option_value(argv, ("-d", "--directory")) or "."
     operands = [w for w in argv[(i + 1 if name == "git" else 1) :] if not w.startswith("-")]

@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge.wire.event import CC_EVENTS, SUBHOOK_EVENTS
+
 from .conftest import Sandbox
 
 COMMANDS = ["install", "uninstall", "explain", "test", "check", "schema", "audit", "doctor"]
@@ -74,7 +76,11 @@ def test_a_misspelt_event_gets_a_did_you_mean(sandbox: Sandbox) -> None:
     ) in done.stdout
 
 
-@pytest.mark.parametrize("event", ["Stop", "SessionStart", "UserPromptSubmit", "Notification"])
+# A few CC events ccbridge does not run (H7's list of run events decides which).
+NOT_RUN = sorted(CC_EVENTS - SUBHOOK_EVENTS)[:4]
+
+
+@pytest.mark.parametrize("event", NOT_RUN)
 def test_an_event_ccbridge_does_not_run_says_where_its_hooks_belong(
     sandbox: Sandbox, event: str
 ) -> None:

@@ -4,12 +4,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge import install as installing
 from bridge.config.schema import MAX_HOOK_TIMEOUT
+from bridge.wire.event import SUBHOOK_EVENTS
 
 from .conftest import Sandbox
 
@@ -36,22 +38,21 @@ def registered_events(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def test_install_moves_tool_hooks_and_keeps_everything_else(sandbox: Sandbox) -> None:
+def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.settings, ORIGINAL)
     done = sandbox.run("install")
     assert done.returncode == 0, done.stderr
     settings = json.loads(sandbox.settings.read_text())
     assert settings["permissions"] == {"allow": ["Bash(ls)"]} and settings["model"] == "opus"
-    assert settings["hooks"]["SessionStart"] == [
-        {"hooks": [{"type": "command", "command": "echo hi"}]}
-    ]
+    # SessionStart hooks run behind ccbridge too: moved, and ccbridge registered for them
+    assert [installing.is_registration(h) for g in settings["hooks"]["SessionStart"] for h in g["hooks"]] == [True]
     # the http hook cannot run behind ccbridge: it stays, under its matcher
     assert {
         "matcher": "Bash",
         "hooks": [{"type": "http", "url": "http://localhost:9/hook"}],
     } in settings["hooks"]["PreToolUse"]
     registered = registered_events(settings)
-    assert sorted(registered) == ["PostToolUse", "PostToolUseFailure", "PreToolUse"]
+    assert sorted(registered) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionStart"]
     handler = registered["PreToolUse"]
     assert handler["onFailure"] == "block" and handler["timeout"] == 60
     assert Path(handler["command"].rsplit(" ", 1)[0]).is_absolute()
@@ -220,13 +221,13 @@ def test_install_is_idempotent_and_loses_no_hook(hooks: dict[str, Any], goals: b
     kept, moved = handler_list(after["hooks"]), handler_list(plan.moved)
     assert sorted(kept + moved) == handler_list(hooks)
     assert all(
-        event in installing.TOOL_EVENTS
+        event in SUBHOOK_EVENTS
         and '"async"' not in handler
         and '"type": "command"' in handler
         for event, handler in moved
     )
     assert sorted(registered_events(after)) == sorted(
-        installing.TOOL_EVENTS + (installing.GOAL_EVENTS if goals else ())
+        set(installing.TOOL_EVENTS + (installing.GOAL_EVENTS if goals else ())) | set(plan.moved)
     )
     put_back = installing.without_registration(WHERE.settings, plan.settings_after, plan.moved)
     assert put_back is not None
@@ -256,3 +257,49 @@ def test_uninstall_without_a_backup_takes_out_only_the_registration(sandbox: San
     assert json.loads(sandbox.settings.read_text()) == {
         "hooks": {"PreToolUse": [{"hooks": [mine]}]}
     }
+
+
+def test_uninstall_keeps_a_config_edited_between_two_installs(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    assert sandbox.run("install").returncode == 0
+    edited = sandbox.config.read_text() + "audit:\n  keep: 3\n"
+    sandbox.write(sandbox.config, edited)
+    assert sandbox.run("install").returncode == 0
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0, done.stderr
+    assert sandbox.config.read_text() == edited
+    assert f"{sandbox.config} has edits you made since install: it is kept" in done.stdout
+    after = json.loads(sandbox.settings.read_text())
+    assert not registered_events(after)
+    assert "./guard.sh" in json.dumps(after["hooks"]["PreToolUse"])
+
+
+def test_uninstall_keeps_a_config_created_by_install_and_edited_after(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.settings, ORIGINAL)
+    assert sandbox.run("install").returncode == 0
+    edited = sandbox.config.read_text() + "audit:\n  keep: 3\n"
+    sandbox.write(sandbox.config, edited)
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0 and sandbox.config.read_text() == edited
+    assert "has edits you made since install" in done.stdout
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        '{\n    "model": "opus"\n}\n',
+        '{\n\t"model": "opus"\n}',
+        '{"model": "opus"}\n',
+    ],
+)
+def test_install_keeps_the_settings_files_layout(sandbox: Sandbox, layout: str) -> None:
+    sandbox.write(sandbox.settings, layout)
+    assert sandbox.run("install").returncode == 0
+    text = sandbox.settings.read_text()
+    indent = layout.split("\n")[1][: -len('"model": "opus"')] if "\n" in layout.strip() else None
+    assert text.endswith("\n") == layout.endswith("\n")
+    if indent is None:
+        assert text.strip().count("\n") == 0
+    else:
+        assert f'\n{indent}"model": "opus"' in text and f"\n{indent}{indent}" in text
+    assert json.loads(text)["model"] == "opus"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -110,3 +111,45 @@ def test_contexts_in_config_order_and_capped() -> None:
 
 def test_input_diff_empty_when_same() -> None:
     assert input_diff({"a": 1}, {"a": 1}) == {}
+
+
+@pytest.mark.parametrize(
+    ("kind", "rank"),
+    [("deny", "deny"), ("block", "deny"), ("ask", "ask"), ("defer", "ask"), ("allow", "none")],
+)
+def test_each_kind_alone_folds_to_its_rank(kind: str, rank: str) -> None:
+    assert fold([judged("h", kind, "why")], {}).rank == rank
+
+
+def test_no_opinion_carries_no_reason_and_no_empty_texts() -> None:
+    folded = fold([judged("h", "allow", "looks fine"), judged("i", "none", "ok")], {})
+    assert (folded.rank, folded.reason) == ("none", "")
+    assert (folded.contexts, folded.system_messages, folded.stop_reason) == ((), (), None)
+
+
+def test_only_failures_of_ignoring_hooks_are_ignored_failures() -> None:
+    items = [
+        judged("opt", "deny", "no", on_failure="ignore"),
+        judged("strict", "failure", "exit 1"),
+        judged("told", "none", order=1, system_message="hello"),
+        judged("quiet", "failure", "exit 3", on_failure="ignore", order=2),
+    ]
+    folded = fold(items, {})
+    assert folded.ignored_failures == ("quiet",)
+    assert folded.system_messages == (
+        "hello\n\nccbridge: [quiet] failed: exit 3 (ignored: onFailure is 'ignore')",
+    )
+
+
+def test_stop_reasons_are_joined_in_order() -> None:
+    items = [judged("b", "none", stop_reason="zed"), judged("a", "none", stop_reason="ay")]
+    assert fold(items, {}).stop_reason == "ay\n\nzed"
+
+
+def test_a_rewrite_names_its_hook() -> None:
+    folded = fold([judged("rw", "none", updated_input={"command": "x"})], {"command": "ls"})
+    assert [rewrite.hook for rewrite in folded.rewrites] == ["rw"]
+
+
+def test_a_context_of_exactly_the_limit_is_kept_whole() -> None:
+    assert fold([judged("h", "none", context="x" * 10_000)], {}).contexts == ("x" * 10_000,)

@@ -127,7 +127,9 @@ def test_guard_objection_wins_over_a_deferred_question() -> None:
         pre_execute=[Named("ask", lambda execution, next_: Ask("sure?"))],
         guards=[Named("no", lambda execution: "not this")],
     )
-    assert decide(CALL, stations, lambda execution, ask: "deferred").decision == Deny("not this")
+    assert decide(CALL, stations, lambda execution, ask: "deferred").decision == Deny(
+        "[no] not this"
+    )
 
 
 def test_guards_do_not_run_after_a_deny() -> None:

@@ -13,7 +13,13 @@ again (the replay). The goal commands themselves always go through CC, a subagen
 
 `test_model_cannot_forge_a_human_turn`: with Bash allowed broadly, the model tries to write a
 human turn start into the host log itself (through `ccbridge run`, or sqlite3 on the store);
-self-protection denies both.
+self-protection denies both. `test_a_forged_prompt_from_the_bash_tool_grants_nothing`: the same
+with self-protection off, so the forged `ccbridge run` really runs; its ancestry refuses it.
+
+A goal change takes effect only when CC really ran the command (issue 11, on every pinned
+version): CC refusing the call after ccbridge allowed it changes nothing; an authorized
+`complete` is applied exactly once. `test_where_allowing_the_goal_commands_works_...` measures
+which settings file's permission rules `-p` honours in an untrusted project.
 """
 
 from __future__ import annotations
@@ -300,15 +306,15 @@ COMPLETE_RULE = "Bash(ccbridge goal update:*)"
     ["permission-deny", "permission-ask", "subhook-ask"],
 )
 def test_no_change_when_claude_code_does_not_run_the_command(
-    refusal: str, tmp_path: Path
+    refusal: str, tmp_path: Path, claude: Path
 ) -> None:
     """ccbridge allows the `complete` at PreToolUse; then CC itself refuses the call: a deny
     rule, or an `ask` (a rule or another hook's answer) that `-p` treats as the user's "no"."""
     ask_hook = tmp_path / "ask.sh"
     ask_hook.write_text(
         "#!/bin/sh\ncat >/dev/null\n"
-        "echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PreToolUse\","
-        "\"permissionDecision\":\"ask\",\"permissionDecisionReason\":\"sure?\"}}'\n"
+        'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+        '"permissionDecision":"ask","permissionDecisionReason":"sure?"}}\'\n'
     )
     ask_hook.chmod(0o755)
     options: dict[str, object] = {
@@ -333,7 +339,7 @@ def test_no_change_when_claude_code_does_not_run_the_command(
             }
         },
     }[refusal]  # type: ignore[assignment]
-    session = GoalSession(tmp_path / "s", newest_claude(), **options)  # type: ignore[arg-type]
+    session = GoalSession(tmp_path / "s", claude, **options)  # type: ignore[arg-type]
     complete = session.update("complete")
     script = [
         Turn.bash(create_command(OBJECTIVE, 2)),
@@ -351,7 +357,10 @@ def test_no_change_when_claude_code_does_not_run_the_command(
     assert continuations(result) == headers(2, 1, 2)
 
 
-def test_an_authorized_complete_is_applied_exactly_once(session: GoalSession) -> None:
+def test_an_authorized_complete_is_applied_exactly_once(tmp_path: Path, claude: Path) -> None:
+    """On every pinned version (the issue-11 cases; the rest of the goal suite runs on the
+    newest only)."""
+    session = GoalSession(tmp_path, claude)
     complete = session.update("complete")
     script = [
         Turn.bash(create_command(OBJECTIVE, 3)),

@@ -215,6 +215,8 @@ def test_pause_stops_rounds_and_resume_restarts_them(session: SessionDriver) -> 
 def test_goal_commands_outside_a_turn_are_refused(session: SessionDriver) -> None:
     error = denial(session.create())
     assert error["code"] == "no_turn"
+    # The likely cause when a human did type: the prompt hooks are not registered.
+    assert "run `ccbridge install`" in error["message"]
     assert session.goal() is None
 
 

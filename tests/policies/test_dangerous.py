@@ -356,6 +356,25 @@ def test_a_glob_that_can_match_a_denied_path_is_denied(path: str, data: st.DataO
         assert judge(f"rm -rf {glob}") is not None, glob
 
 
+SHELL_TOKENS = st.sampled_from(
+    [
+        *("rm", "-rf", "-r", "/", "~", "..", ".", "*", "/h*", "$x", '"$x"', "${X:?}", "$(pwd)"),
+        *("cd", "-", "popd", "x=rm", "x=/", "for", "d", "in", "do", "done", "|", "&&", ";"),
+        *("sh", "bash", "-c", "eval", "echo", "printf", "cat", "xargs", "-I{}", "{}", "find"),
+        *("-delete", "-exec", "\\;", "+", "-name", "python3", "perl", "-e", "awk", "curl"),
+        *("-o", "x.sh", "git", "push", "--force", ":main", "reset", "--hard", "kill", "-9"),
+        *("-1", "dd", "of=/dev/sda", "<<EOF\nrm -rf /\nEOF\n", "<<<", "'rm -rf /'", "env"),
+        *("-C", "sudo", "busybox", "rsync", "--delete", "mktemp", "(", ")", "{", "}", "`"),
+    ]
+)
+
+
+@given(st.lists(SHELL_TOKENS, max_size=12))
+def test_the_guard_never_raises_on_shell_like_text(tokens: list[str]) -> None:
+    reason = judge(" ".join(tokens))
+    assert reason is None or reason
+
+
 @given(st.text())
 def test_the_guard_never_raises(text: str) -> None:
     assert judge(text) is None or isinstance(judge(text), str)

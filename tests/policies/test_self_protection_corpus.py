@@ -494,7 +494,7 @@ def test_the_real_executable_refuses(world: World, command: str) -> None:
     done = ccbridge_run(world, command)
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert (done.returncode, answer["permissionDecision"]) == (2, "deny"), done.stderr
-    assert answer["permissionDecisionReason"].startswith("ccbridge self-protection")
+    assert answer["permissionDecisionReason"].startswith("[self-protection] ")
 
 
 @pytest.mark.parametrize("command", SAMPLE_BENIGN)
@@ -518,4 +518,4 @@ def test_the_real_executable_refuses_a_layer_that_does_not_exist_yet(
 ) -> None:
     done = ccbridge_run(world, path, tool="Write")
     assert done.returncode == 2, done.stdout + done.stderr
-    assert "ccbridge self-protection" in done.stdout
+    assert "[self-protection] " in done.stdout
