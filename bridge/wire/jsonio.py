@@ -137,8 +137,10 @@ def loads(data: bytes) -> Any:
             value = _std_loads(text)
             if not _deeper_than(value, _DEPTH):
                 return value
-    except (ValueError, RecursionError, StopIteration):
-        pass  # not plain JSON: orjson gives the verdict and its exact message
+    except (ValueError, RecursionError, StopIteration, SystemError):
+        # Not plain JSON: orjson gives the verdict and its exact message. (SystemError: the C
+        # scanner reports some errors through json.decoder, which the hot path never imports.)
+        pass
     return _orjson().loads(data)
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -69,3 +72,9 @@ def test_handlers_that_differ_all_run() -> None:
     ]
     hits = [hit for _hook, hit in select(hooks, "Bash", {"command": "git status"})]
     assert hits == [True, True, True, True, False]
+
+
+@pytest.mark.parametrize("args", [None, ("a", "b c")])
+def test_a_spec_survives_the_compiled_config_cache(args: tuple[str, ...] | None) -> None:
+    spec = copy(3, "ignore", 2.5, if_rule="Bash(git *)", args=args)  # type: ignore[arg-type]
+    assert HookSpec.from_json(json.loads(json.dumps(spec.to_json()))) == spec

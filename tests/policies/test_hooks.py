@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -107,6 +108,44 @@ def test_dangerous_shell_git_rules_are_switched_by_options() -> None:
     code, stdout, _ = run(DANGEROUS, lease, "--deny", "git-push-force-with-lease")
     assert code == 0
     assert "--force-with-lease still overwrites the remote branch" in denial(stdout)
+
+
+def test_a_project_switches_git_rules_with_a_policy_file_next_to_its_config(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "guards.py").write_text(
+        "from bridge.policies.dangerous import configure\n"
+        "guard = configure(allow=['git-stash-drop'], deny=['git-push-force-with-lease'])\n"
+    )
+    (tmp_path / "ccbridge.yaml").write_text("policies:\n  guards: [guards.py:guard]\n")
+
+    def answer(command: str) -> tuple[int, str]:
+        done = subprocess.run(
+            [
+                str(Path(sysconfig.get_path("scripts")) / "ccbridge"),
+                "run",
+                "--config",
+                str(tmp_path / "ccbridge.yaml"),
+            ],
+            input=event("Bash", {"command": command}),
+            capture_output=True,
+            env={
+                **os.environ,
+                "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+                "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+                "CLAUDE_PROJECT_DIR": str(tmp_path),
+            },
+            check=False,
+        )
+        return done.returncode, done.stdout.decode()
+
+    assert answer("git stash drop") == (0, "")
+    code, stdout = answer("git push --force-with-lease")
+    assert code == 2
+    assert "--force-with-lease still overwrites" in denial(stdout)
+    code, stdout = answer("git reset --hard")
+    assert code == 2
+    assert "git reset --hard throws away every uncommitted change" in denial(stdout)
 
 
 def test_dangerous_shell_refuses_an_unknown_rule_with_a_blocking_exit() -> None:

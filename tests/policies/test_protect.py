@@ -128,6 +128,17 @@ DENIED = [
     "echo x > /work/project/sub/../.env",
     "find . -name .env -delete",
     "find ~/.ssh -type f -exec rm {} +",
+    "rm -rf ~/.ssh",  # a directory above a protected path
+    "mv ~/.aws /tmp/aws",
+    "chmod -R 777 ~",
+    "tar -xf keys.tar -C ~/.ssh",
+    "find /srv -name '*.pem' -delete",
+    "awk 'BEGIN{print \"x\" > \".env\"}'",
+    "sed -n 'w .env' input.txt",
+    "cp -r dotfiles/. ~",
+    "echo x > $'\\x2eenv'",
+    "{cp,evil,.env}",
+    "tee ~/.ss{h,x}/config < evil",
 ]
 
 
@@ -162,6 +173,16 @@ ALLOWED = [
 @pytest.mark.parametrize("command", ALLOWED)
 def test_bash_may_read_and_write_elsewhere(command: str) -> None:
     assert bash(command) is None
+
+
+def test_a_patch_is_judged_by_the_files_it_names(tmp_path: Path) -> None:
+    patch = tmp_path / "change.patch"
+    patch.write_text("--- a/.env\n+++ b/.env\n@@ -1 +1 @@\n-A=1\n+A=2\n")
+    assert bash(f"git apply {patch}", cwd=str(tmp_path)) is not None
+    assert bash(f"patch -p1 < {patch}", cwd=str(tmp_path)) is not None
+    patch.write_text("--- a/src/x.py\n+++ b/src/x.py\n@@ -1 +1 @@\n-a\n+b\n")
+    assert bash(f"git apply {patch}", cwd=str(tmp_path)) is None
+    assert bash("git apply missing.patch", cwd=str(tmp_path)) is None  # no protected entry here
 
 
 def test_copying_from_a_protected_path_is_denied_conservatively() -> None:
