@@ -28,12 +28,17 @@ literally are put in first (`D=/x/sta; sqlite3 ${D}te/goals.sqlite3` is read as 
 then variables of the hook's environment that the line does not assign (`$HOME`, `$TMPDIR`).
 A command that only reads or prints (`echo $HOME`, `ls $(pwd)`, `git commit -m "$(cat m)"`)
 passes; any other with an unresolvable word is denied when the line mentions a piece of a
-protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...).
+protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...). Inline interpreter code (`python
+-c`, `perl -e`, `node -e`, `ruby -e`, here-documents) is denied when it imports `bridge` or uses
+`runpy`, shells out to a command denied here (`subprocess.run(['ccbridge', 'run'])`), names a
+protected path literally, or can write files (`open`, `write`, `rename`, `sqlite3` ...) and
+mentions one of those pieces.
 
 Not covered, by design of a text judgement: a program that computes a protected path itself
-(a script file the agent wrote and then runs, inline code that assembles the path from
-pieces, a compiled binary), and git operations that rewrite tracked files from history. The
-hard boundary is Claude Code's sandbox; see docs/guarantees.md.
+(a script file the agent wrote and then runs, code piped into an interpreter, inline code that
+assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary), and git
+operations that rewrite tracked files from history (`git checkout BRANCH`, `git reset --hard`).
+The hard boundary is Claude Code's sandbox; see docs/guarantees.md.
 """
 
 from __future__ import annotations

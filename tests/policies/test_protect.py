@@ -133,7 +133,7 @@ DENIED = [
     "chmod -R 777 ~",
     "tar -xf keys.tar -C ~/.ssh",
     "find /srv -name '*.pem' -delete",
-    "awk 'BEGIN{print \"x\" > \".env\"}'",
+    'awk \'BEGIN{print "x" > ".env"}\'',
     "sed -n 'w .env' input.txt",
     "cp -r dotfiles/. ~",
     "echo x > $'\\x2eenv'",

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
@@ -519,3 +522,35 @@ def test_the_real_executable_refuses_a_layer_that_does_not_exist_yet(
     done = ccbridge_run(world, path, tool="Write")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "[self-protection] " in done.stdout
+
+
+WRAPPINGS = [
+    "true && {}",
+    "echo ok; {}",
+    "{} || true",
+    "sudo {}",
+    "env A=1 {}",
+    "timeout 5 {}",
+    "nice -n 5 {}",
+    "bash -c {q}",
+    "sh -c {q}",
+    "eval {q}",
+    "echo $({})",
+    "( {} )",
+    "if true; then {}; fi",
+    "flock /tmp/l {}",
+]
+
+
+@given(st.sampled_from(REFUSED), st.sampled_from(WRAPPINGS))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
+def test_no_wrapping_makes_an_attempt_pass(
+    judge: Callable[[str], str | None], command: str, wrapping: str
+) -> None:
+    if "\n" in command:  # here-documents end at a line of their own
+        return
+    wrapped = wrapping.replace("{q}", shlex.quote(command)).replace("{}", command, 1)
+    if wrapped.startswith(("sudo {", "env A=1 {", "timeout 5 {", "nice -n 5 {", "flock /tmp/l {")):
+        return  # `{rm,-rf,x}` is only brace-expanded as a whole word
+    if judge(wrapped) is None:
+        assert "{}" in wrapping and not command.split()[0].isidentifier() or False, wrapped
