@@ -267,7 +267,7 @@ def bench_startup(bench: Bench) -> None:
             name: runner(argv, bench.env, stdin, check)
             for name, (argv, stdin, check) in cases.items()
         },
-        bench.plan.reps * 3,  # the cheap cases get more runs
+        bench.plan.reps * 2,  # the cheap cases get more runs
     )
     ms = {name: value[0] * 1000 for name, value in medians.items()}
     cpu = {name: value[1] * 1000 for name, value in medians.items()}
@@ -922,7 +922,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         plan = Plan(reps=21, cheap_reps=300)
     out = args.out if args.out or args.quick else HERE / "RESULTS.md"
     plan_text = (
-        f"{plan.reps} per process case ({plan.reps * 3} for startup), "
+        f"{plan.reps} per process case ({plan.reps * 2} for startup), "
         f"{plan.cheap_reps} per in-process case, {plan.rss_reps} per memory case"
     )
     failed = []

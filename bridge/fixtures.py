@@ -175,6 +175,25 @@ def discover(paths: Iterable[Path]) -> list[Path]:
     return list(dict.fromkeys(found))
 
 
+# Folders a project search skips: other tools' trees and hidden folders (but .claude).
+_SKIPPED = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+
+
+def discover_project(root: Path) -> list[Path]:
+    """Every case in a project (a folder with both event.json and expected.json, as
+    `ccbridge test --init` writes them), wherever it was put, sorted."""
+    found = []
+    for folder, folders, files in os.walk(root):
+        folders[:] = [
+            name
+            for name in folders
+            if name not in _SKIPPED and (not name.startswith(".") or name == ".claude")
+        ]
+        if EVENT_FILE in files and EXPECTED_FILE in files:
+            found.append(Path(folder))
+    return sorted(found)
+
+
 def ccbridge_command() -> list[str]:
     """The installed `ccbridge`, preferring this interpreter's own scripts directory, so the
     code under test is the code that runs."""
@@ -361,7 +380,17 @@ SKELETONS: dict[str, dict[str, Any]] = {
     "PermissionRequest": {"tool_name": "Bash", "tool_input": {"command": "ls"}},
     "UserPromptSubmit": {"prompt": "hello"},
     "Stop": {"stop_hook_active": False, "last_assistant_message": "Done."},
-    "Notification": {"message": "Claude needs your permission", "notification_type": "info"},
+    "Notification": {"message": "Claude needs your permission", "notification_type": "idle_prompt"},
+    "SubagentStart": {"agent_id": "agent-1", "agent_type": "general-purpose"},
+    "SubagentStop": {
+        "agent_id": "agent-1",
+        "agent_type": "general-purpose",
+        "stop_hook_active": False,
+        "last_assistant_message": "Done.",
+    },
+    "SessionStart": {"source": "startup"},
+    "SessionEnd": {"reason": "other"},
+    "PreCompact": {"trigger": "manual", "custom_instructions": ""},
 }
 
 

@@ -183,6 +183,21 @@ def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) 
         return None
 
 
+def hint_on_terminal(stdin: IO[bytes], stderr: IO[str], command: str) -> None:
+    """A person who typed `ccbridge run` at a prompt would otherwise wait on a silent command."""
+    try:
+        waiting = stdin.isatty()
+    except (OSError, ValueError):  # closed
+        return
+    if waiting:
+        _quietly(
+            lambda: stderr.write(
+                f"ccbridge {command}: reading a hook event (one JSON object) from stdin, which is "
+                f"a terminal; end it with Ctrl-D, or pipe one in: ccbridge {command} < event.json\n"
+            )
+        )
+
+
 def exit_at_once(code: int) -> NoReturn:
     """End the process without tearing the interpreter down. Finalising the hundred-odd modules
     that site and ccbridge imported costs some 6 ms of every hook call, and nothing is left to
@@ -203,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             denial = answer.deny(f"ccbridge: {problem}")
             emit(denial, stdout, stderr)
             return denial.exit_code
+        hint_on_terminal(stdin, stderr, "run")
         code = run(config, stdin, stdout, stderr, os.environ)
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)

@@ -38,11 +38,12 @@ def explain(as_json: bool, config: str | None) -> None:
     from bridge.config.compiled import Cache, load
     from bridge.engine import Host, handle
     from bridge.explain import render, trace
-    from bridge.main import failure_answer
+    from bridge.main import failure_answer, hint_on_terminal
     from bridge.paths import find_config, project_dir
     from bridge.wire.event import EventError, read_event
 
     env = os.environ
+    hint_on_terminal(sys.stdin.buffer, sys.stderr, "explain")
     try:
         event = read_event(sys.stdin.buffer)
     except EventError as problem:

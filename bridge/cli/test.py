@@ -10,9 +10,6 @@ import click
 from bridge import fixtures
 from bridge.cli.output import dim, mark, project_of, say
 
-DEFAULT_DIR = Path(".claude") / "ccbridge-tests"
-
-
 def _init(event_name: str, paths: tuple[Path, ...]) -> None:
     if len(paths) > 1:
         raise click.UsageError("--init takes one directory to create")
@@ -27,14 +24,22 @@ def _init(event_name: str, paths: tuple[Path, ...]) -> None:
 
 
 def _cases(paths: tuple[Path, ...]) -> list[Path]:
-    roots = list(paths) or [project_of(os.environ) / DEFAULT_DIR]
+    if not paths:  # every case of the project, wherever `--init` put it
+        project = project_of(os.environ)
+        found = fixtures.discover_project(project)
+        if not found:
+            raise click.ClickException(
+                f"no cases (directories with an event.json and an expected.json) in {project}; "
+                "write one with `ccbridge test --init EVENT DIR`"
+            )
+        return found
     try:
-        found = fixtures.discover(roots)
+        found = fixtures.discover(paths)
     except fixtures.FixtureError as error:
         raise click.ClickException(str(error)) from None
     if not found:
         raise click.ClickException(
-            "no cases (directories with an event.json) under " + ", ".join(map(str, roots))
+            "no cases (directories with an event.json) under " + ", ".join(map(str, paths))
         )
     return found
 
@@ -69,13 +74,16 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
       setup          optional executable run first in the case's work directory
     `${CASE_DIR}` and `${WORK_DIR}` in event.json and config.yaml are replaced by the
     case's directory and its temporary work directory. PATHs are cases or directories
-    searched for cases (default: <project>/.claude/ccbridge-tests). Exits 1 when a case fails.
+    searched for cases; without PATHs, every case in the project (a directory with both
+    event.json and expected.json, as --init writes them; node_modules and hidden directories
+    other than .claude are skipped). Exits 1 when a case fails.
 
     \b
     Examples:
       ccbridge test --init PreToolUse tests/hooks/deny-rm
       ccbridge test --update tests/hooks/deny-rm   # record the current answer
       ccbridge test tests/hooks
+      ccbridge test                                 # every case in the project
     """
     if init is not None:
         _init(init, paths)

@@ -754,13 +754,28 @@ def _is_glob(text: str, following: list[_Piece]) -> bool:
     return bracket >= 0 and "]" in (text + "".join(t for t, _ in following))[bracket + 2 :]
 
 
+def _shell_code(argv: tuple[str, ...]) -> str | None:
+    """CODE of `flock [opts] FILE -c CODE` or `script [opts] -c CODE`; None when flock runs a
+    command given as words (`flock FILE cmd -c x`: that `-c` is the command's)."""
+    operands, i = 0, 1
+    while i + 1 < len(argv) and operands < 2:
+        word = argv[i]
+        if word == "--command" or (word[:1] == "-" and word[1:2] != "-" and word.endswith("c")):
+            return argv[i + 1]
+        operands += not word.startswith("-")
+        i += 1 + (word in ("-w", "-E", "--timeout", "--conflict-exit-code"))
+        if operands and argv[0].endswith("flock") and not argv[i].startswith("-"):
+            return None  # FILE then a command
+    return None
+
+
 def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
     """The command a chain of wrappers (`sudo env X=1 nice -n 5 rm ...`) finally runs."""
     while argv and posixpath.basename(argv[0]) in _UNWRAPPED:
         name = posixpath.basename(argv[0])
-        code = [c for flag, c in pairwise(argv) if flag in ("-c", "--command")]
-        if name in _RUN_WITH_SHELL and code:
-            return ("sh", "-c", code[0])  # which is what they run
+        code = _shell_code(argv) if name in _RUN_WITH_SHELL else None
+        if code is not None:
+            return ("sh", "-c", code)  # which is what they run
         if name not in _WRAPPERS:
             return argv
         with_value, positionals = _WRAPPERS[name]

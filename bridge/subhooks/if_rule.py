@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from fnmatch import fnmatchcase
 
@@ -34,8 +35,16 @@ def _bash_matches(pattern: str, command: str) -> bool:
     script = parse(command)
     if isinstance(script, Unparseable):
         return True  # cannot tell: run the hook rather than skip a check
-    # Each subcommand on its own, wrappers (sudo, env, timeout ...) stripped, as CC does.
-    return any(fnmatchcase(" ".join(simple.argv), pattern) for simple in script.commands())
+    # Each subcommand on its own, wrappers (sudo, env, timeout ...) stripped, as CC does. The
+    # parser puts the home directory in for `~`, so the pattern's `~` is put in too; a command
+    # whose name is only known when it runs could be any: the hook runs.
+    home = re.sub(r"(^|\s)~(?=/|\s|$)", lambda m: m[1] + os.path.expanduser("~"), pattern)
+    return any(
+        0 in simple.dynamic
+        or fnmatchcase(" ".join(simple.argv), pattern)
+        or fnmatchcase(" ".join(simple.argv), home)
+        for simple in script.commands()
+    )
 
 
 def if_matches(rule: str | None, tool_name: str, tool_input: Mapping[str, Any]) -> bool:

@@ -86,6 +86,16 @@ def test_init_writes_a_skeleton_that_runs_against_the_users_config(sandbox: Sand
     assert sandbox.run("test").returncode == 1  # the user's own config now denies
 
 
+def test_the_default_finds_every_case_init_wrote_in_the_project(sandbox: Sandbox) -> None:
+    for where in ("tests/hooks/deny-rm", ".claude/ccbridge-tests/ls"):
+        assert sandbox.run("test", "--init", "PreToolUse", where).returncode == 0
+    sandbox.write(sandbox.project / "node_modules" / "x" / "event.json", "{}")
+    sandbox.write(sandbox.project / "node_modules" / "x" / "expected.json", "{}")
+    done = sandbox.run("test")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "deny-rm" in done.stdout and "2 passed, 0 failed" in done.stdout
+
+
 def test_init_refuses_unknown_events_and_non_empty_directories(sandbox: Sandbox) -> None:
     assert "no skeleton for 'Nope'" in sandbox.run("test", "--init", "Nope").stderr
     case = make_case(sandbox, "full", DENIED)

@@ -168,7 +168,7 @@ def test_denial_is_materialised_and_still_flows_through_post_and_observers() -> 
     )
     outcome = run_tool(CALL, stations, TOOLS)
     assert outcome.result is not None
-    assert outcome.result.content == "Error: forbidden"
+    assert outcome.result.content == "Error: [g] forbidden"
     assert outcome.result.post_result and outcome.result.code == "DENIED"
     assert outcome.result.context == ("saw it",)
     assert observed == [outcome.result]

@@ -86,7 +86,9 @@ def test_native_guard_by_file_path_and_module(bridge: Bridge) -> None:
     )
     out, code, stderr = bridge.run(PRE, config)
     assert (decision(out), code) == ("deny", 2)
-    assert out is not None and out["hookSpecificOutput"]["permissionDecisionReason"] == "no echo"
+    assert out is not None and out["hookSpecificOutput"]["permissionDecisionReason"] == (
+        "[guard policy.py:guard] no echo"
+    )
     assert "no echo" in stderr
     out, code, _ = bridge.run({**PRE, "tool_input": {"command": "ls"}}, config)
     assert (out, code) == (None, 0)
@@ -124,7 +126,7 @@ def test_native_pre_listener_ask_and_observer_sees_denial(bridge: Bridge) -> Non
     assert (decision(out), code) == ("ask", 0)
     out, code, _ = bridge.run({**PRE, "tool_input": {"command": "rm x"}}, config)
     assert (decision(out), code) == ("deny", 2)
-    assert seen.read_text() == "Error: forbidden|True\n"
+    assert seen.read_text() == "Error: [guard policy_guard.py:guard] forbidden|True\n"
 
 
 def test_native_post_listener_blocks(bridge: Bridge) -> None:
