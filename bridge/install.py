@@ -286,7 +286,9 @@ def _hook_events(config: bytes | None) -> set[str]:
     except (UnicodeDecodeError, yaml.YAMLError):
         return set()  # `ccbridge check` says what is wrong; registering stays as it was
     hooks = data.get("hooks") if isinstance(data, dict) else None
-    return {event for event in hooks if event in SUBHOOK_EVENTS} if isinstance(hooks, dict) else set()
+    return (
+        {event for event in hooks if event in SUBHOOK_EVENTS} if isinstance(hooks, dict) else set()
+    )
 
 
 def _check_config(path: Path, content: bytes) -> None:

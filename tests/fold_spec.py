@@ -36,6 +36,7 @@ class Case:
     ran: tuple[tuple[str, Meaning], ...] = ()  # (hook name, meaning) of each hook that matched
     broken: Broken | None = None
     approval: Literal["prompt", "none"] = "prompt"
+    stop_hook_active: bool = False  # Stop/SubagentStop: Claude already continues for a hook
 
 
 def pre(*ran: tuple[str, Meaning], approval: Literal["prompt", "none"] = "prompt") -> Case:
@@ -47,8 +48,22 @@ def post(*ran: tuple[str, Meaning], event: str = "PostToolUse") -> Case:
 
 
 CASES: dict[str, Case] = {
-    "event-not-a-gate": Case("Notification", (("policy", "deny"),)),
-    "permission-request-no-decision": Case("PermissionRequest", (("policy", "deny"),)),
+    "notification-told": Case("Notification", (("gate", "deny"),)),
+    "permission-request-allow-downgraded": Case("PermissionRequest", (("yes-man", "allow"),)),
+    "permission-request-crash": Case("PermissionRequest", (("crasher", "failure"),)),
+    "permission-request-deny": Case("PermissionRequest", (("policy", "deny"),)),
+    "pre-compact-block": Case("PreCompact", (("gate", "deny"),)),
+    "session-start-context": Case("SessionStart", (("noter", "none"),)),
+    "session-start-crash-told": Case("SessionStart", (("crasher", "failure"),)),
+    "stop-block": Case("Stop", (("tests", "block"),)),
+    "stop-crash-active-told": Case("Stop", (("crasher", "failure"),), stop_hook_active=True),
+    "stop-crash-blocks-once": Case("Stop", (("crasher", "failure"),)),
+    "subagent-stop-matcher": Case("SubagentStop", (("gate", "deny"),)),
+    "user-prompt-block": Case("UserPromptSubmit", (("gate", "deny"),)),
+    "user-prompt-crash": Case("UserPromptSubmit", (("crasher", "failure"),)),
+    "user-prompt-plain-context": Case("UserPromptSubmit", (("noter", "none"),)),
+    "event-not-a-gate": Case("Notification"),  # its config has PreToolUse hooks only
+    "permission-request-no-decision": Case("PermissionRequest"),  # the same
     "post-block-order-independent": post(("zz", "deny"), ("aa", "block")),
     "post-block-with-context": post(("checker", "block")),
     "post-config-error": Case("PostToolUse", broken="bad-config"),
@@ -163,7 +178,9 @@ def expected(case: Case) -> Expected:
     if case.event in POST_EVENTS:
         blockers = frozenset(name for name, meaning in case.ran if meaning in _POST_BLOCKS)
         return Expected("block" if blockers else "none", 0, blockers)
-    if case.event != "PreToolUse":  # not a gate: ccbridge decides nothing there
+    if case.event in BLOCKABLE:
+        return _blockable(case)
+    if case.event != "PreToolUse":  # nothing to stop: ccbridge decides nothing there
         return Expected("none", 0, frozenset())
     ranks = {name: _PRE_RANK[meaning] for name, meaning in case.ran}
     answer: Answer = next((a for a in ("deny", "ask") if a in ranks.values()), "none")
@@ -171,3 +188,19 @@ def expected(case: Case) -> Expected:
     if answer == "ask" and case.approval == "none":  # no one to ask: a question is a deny
         return Expected("deny", 2, names)
     return Expected(answer, 2 if answer == "deny" else 0, names)
+
+
+# README, "Events": where a hook can stop something, a deny, a block, an exit 2 or a failure
+# stops it (PermissionRequest: a deny; PreCompact: exit 2); a failure alone does not stop a
+# Stop again while Claude already continues for a hook (no endless loop); `allow` is nothing.
+BLOCKABLE = ("PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact")
+
+
+def _blockable(case: Case) -> Expected:
+    stoppers = frozenset(name for name, meaning in case.ran if meaning in _POST_BLOCKS)
+    failures_only = all(meaning == "failure" for name, meaning in case.ran if name in stoppers)
+    if not stoppers or (case.stop_hook_active and failures_only):
+        return Expected("none", 0, frozenset())
+    if case.event == "PermissionRequest":
+        return Expected("deny", 0, stoppers)
+    return Expected("block", 2 if case.event == "PreCompact" else 0, stoppers)

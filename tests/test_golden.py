@@ -63,13 +63,24 @@ def test_golden_case_agrees_with_the_oracle(path: Path) -> None:
     recorded = json.loads((path / "expected.json").read_text(encoding="utf-8"))
     stdout = recorded["stdout"] or {}
     specific = stdout.get("hookSpecificOutput", {})
-    answer = specific.get("permissionDecision") or stdout.get("decision") or "none"
+    permission = specific.get("decision") or {}  # PermissionRequest's answer
+    answer = (
+        specific.get("permissionDecision")
+        or permission.get("behavior")
+        or stdout.get("decision")
+        or "none"
+    )
     assert (answer, recorded["exit_code"]) == (want.answer, want.exit_code)
     # README: these are never emitted, whatever a sub-hook said.
     emitted = keys_and_values(stdout)
     for never in ("allow", "defer", "approve", "updatedInput", "updatedToolOutput"):
         assert never not in emitted
-    reason = specific.get("permissionDecisionReason") or stdout.get("reason") or ""
+    reason = (
+        specific.get("permissionDecisionReason")
+        or permission.get("message")
+        or stdout.get("reason")
+        or ""
+    )
     if want.names:  # the winning rank's hooks, each once, as "[name] reason", sorted
         paragraphs = reason.split("\n\n")
         assert paragraphs == sorted(paragraphs)

@@ -10,6 +10,7 @@ import click
 from bridge import fixtures
 from bridge.cli.output import dim, mark, project_of, say
 
+
 def _init(event_name: str, paths: tuple[Path, ...]) -> None:
     if len(paths) > 1:
         raise click.UsageError("--init takes one directory to create")

@@ -43,7 +43,6 @@ The hard boundary is Claude Code's sandbox; see docs/guarantees.md.
 
 from __future__ import annotations
 
-import glob
 import operator
 import os
 import posixpath
@@ -265,6 +264,8 @@ class _Protection:
     def _globbed(pattern: str) -> list[str]:
         if not _GLOB.search(pattern):
             return []
+        import glob  # only for a word with a glob in it: every hook call would pay otherwise
+
         try:  # the shell expands a glob to what exists now, so the files it would touch exist
             return list(islice(glob.iglob(pattern, include_hidden=True), _MAX_GLOB_MATCHES))
         except (OSError, ValueError, RecursionError):
@@ -539,8 +540,8 @@ class _Bash:
     def _unknown_words(self, command: SimpleCommand, script: Script) -> str | None:
         """An unresolvable word in a command that may write, in a line naming protected bits."""
         assert self.strict is not None
-        if command.name in _READERS or _git_reads(command) or not command.argv:
-            return None
+        if command.name in _READERS or _git_reads(command) or command.name in ("", "ccbridge"):
+            return None  # (a ccbridge command that got here is `goal` or a read-only one)
         unknown = next(
             (
                 word
@@ -863,9 +864,9 @@ def _writes_files(command: SimpleCommand) -> bool:
     if command.name in WRITERS:
         return True
     if command.name == "find":  # what it deletes or hands to a writer is named by its words
-        nested = (c.name for inner in command.nested for c in inner.commands())
+        nested = (c for inner in command.nested for c in inner.commands())
         return bool({"-delete", "-fprint", "-fprintf", "-fls"} & set(command.argv)) or any(
-            name in WRITERS for name in nested
+            c.name != "find" and _writes_files(c) for c in nested
         )
     options = [w for w in command.argv[1:] if w.startswith("-") and not w.startswith("--")]
     if command.name == "sed":

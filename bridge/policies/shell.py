@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import shlex
 from itertools import pairwise
 
 from bridge.pipeline.record import record
@@ -876,6 +875,8 @@ def _inline_scripts(argv: tuple[str, ...], redirects: tuple[Redirect, ...]) -> l
     if name in ("su", "runuser"):
         return [code for flag, code in pairwise(argv) if flag in ("-c", "--command")]
     if name == "find":
+        import shlex  # only here: most commands never need it, and every hook call would pay
+
         return [
             shlex.join(_exec_argv(argv[i + 1 :]))
             for i, word in enumerate(argv)

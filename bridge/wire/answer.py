@@ -147,7 +147,11 @@ def merged(first: Answer, second: Answer) -> Answer:
     """Two answers to one event (the sub-hooks' and the goal module's): the second's decision
     wins where both set one; system messages and contexts are joined."""
     payload = {**first.payload, **second.payload}
-    messages = [answer.payload["systemMessage"] for answer in (first, second) if answer.payload.get("systemMessage")]
+    messages = [
+        answer.payload["systemMessage"]
+        for answer in (first, second)
+        if answer.payload.get("systemMessage")
+    ]
     if messages:
         payload["systemMessage"] = "\n\n".join(messages)
     contexts = [

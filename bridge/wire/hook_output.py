@@ -102,9 +102,8 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
     if updated_input is not None and not isinstance(updated_input, dict):
         raise ValueError("updatedInput must be an object")
     kind, reason = _decision(event_name, payload, specific)
-    if stop_reason is not None and kind not in ("deny", "block") and (
-        event_name not in _KEEP_GOING_EVENTS
-    ):
+    keeps_going = event_name in _KEEP_GOING_EVENTS
+    if stop_reason is not None and kind not in ("deny", "block") and not keeps_going:
         kind, reason = ("deny" if event_name == "PreToolUse" else "block"), stop_reason
     updated_output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
     return Verdict(

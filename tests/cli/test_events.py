@@ -24,7 +24,10 @@ def event(name: str, **fields: Any) -> str:
 
 
 def configure(sandbox: Sandbox, name: str, *commands: str, matcher: str | None = None) -> None:
-    handlers = [{"type": "command", "command": command, "name": f"h{i}"} for i, command in enumerate(commands)]
+    handlers = [
+        {"type": "command", "command": command, "name": f"h{i}"}
+        for i, command in enumerate(commands)
+    ]
     group: dict[str, Any] = {"hooks": handlers}
     if matcher is not None:
         group["matcher"] = matcher
@@ -73,7 +76,12 @@ def test_user_prompt_context_plain_or_json_reaches_the_model(sandbox: Sandbox) -
     # CC ignores matchers on UserPromptSubmit: the group runs.
     assert (code, payload) == (
         0,
-        {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "A\n\nB"}},
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "UserPromptSubmit",
+                "additionalContext": "A\n\nB",
+            }
+        },
     )
 
 
@@ -116,7 +124,12 @@ def test_session_start_context_by_source_and_failures_only_told(sandbox: Sandbox
 
 def test_permission_request_allow_is_never_passed_on(sandbox: Sandbox) -> None:
     allow = json.dumps(
-        {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow"}}}
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow"},
+            }
+        }
     )
     configure(sandbox, "PermissionRequest", f"echo '{allow}'", matcher="Bash")
     request = event("PermissionRequest", tool_name="Bash", tool_input={"command": "ls"})

@@ -45,7 +45,9 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
     settings = json.loads(sandbox.settings.read_text())
     assert settings["permissions"] == {"allow": ["Bash(ls)"]} and settings["model"] == "opus"
     # SessionStart hooks run behind ccbridge too: moved, and ccbridge registered for them
-    assert [installing.is_registration(h) for g in settings["hooks"]["SessionStart"] for h in g["hooks"]] == [True]
+    assert [
+        installing.is_registration(h) for g in settings["hooks"]["SessionStart"] for h in g["hooks"]
+    ] == [True]
     # the http hook cannot run behind ccbridge: it stays, under its matcher
     assert {
         "matcher": "Bash",
@@ -221,9 +223,7 @@ def test_install_is_idempotent_and_loses_no_hook(hooks: dict[str, Any], goals: b
     kept, moved = handler_list(after["hooks"]), handler_list(plan.moved)
     assert sorted(kept + moved) == handler_list(hooks)
     assert all(
-        event in SUBHOOK_EVENTS
-        and '"async"' not in handler
-        and '"type": "command"' in handler
+        event in SUBHOOK_EVENTS and '"async"' not in handler and '"type": "command"' in handler
         for event, handler in moved
     )
     assert sorted(registered_events(after)) == sorted(

@@ -44,6 +44,16 @@ def test_the_token_joins_those_of_enclosing_events() -> None:
     environ = b"A=1\0" + contain.MARK.encode() + b"=outer inner\0B=2\0"
     assert contain._tokens(environ) == {"outer", "inner"}
     assert contain._tokens(b"A=1\0") == set()
+    odd = contain.MARK.encode() + b"=a=b \xff c"  # a hook may set anything there
+    assert contain._tokens(odd) == {"a=b", "\ufffd", "c"}
+
+
+def test_killing_a_process_that_is_gone_is_no_error() -> None:
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover
+        os._exit(0)
+    os.waitpid(pid, 0)
+    contain._kill(pid)
 
 
 def _subreaper() -> int:

@@ -61,6 +61,15 @@ def test_bad_regex_is_an_error() -> None:
         ("WebFetch(domain:*.example.com)", "WebFetch", {"url": "http://a.example.com:80"}, True),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "https://example.com.evil/"}, False),
         ("WebFetch(domain:example.com)", "WebFetch", {"url": "http://[::1/"}, True),  # unreadable
+        ("WebFetch(domain:other.org)", "WebFetch", {"url": "example.com/x"}, False),
+        ("WebFetch(https://x/*)", "WebFetch", {"url": "https://other/"}, True),  # not a domain
+        ("WebSearch(anything)", "WebSearch", {"query": "x"}, True),  # no field to narrow on
+        ("Bash(git:*)", "Bash", {"command": "gix status"}, False),
+        ("Bash(rm *)", "Bash", {"command": "echo 'unterminated"}, True),  # cannot tell: run
+        ("Bash(*)", "Bash", {"command": ""}, True),
+        ("Edit()", "Edit", {"file_path": "/a.py"}, True),
+        ("Bash(?*)", "Bash", {}, False),  # no command: no subcommand matches
+        ("Edit(src/*.py)", "Edit", {"file_path": "/p/src/a.py"}, True),
     ],
 )
 def test_if_rules(rule: str | None, tool: str, tool_input: dict[str, str], hit: bool) -> None:
@@ -68,5 +77,5 @@ def test_if_rules(rule: str | None, tool: str, tool_input: dict[str, str], hit: 
 
 
 def test_bad_if_rule() -> None:
-    with pytest.raises(IfRuleError):
+    with pytest.raises(IfRuleError, match=r"'Bash\(git' must look like Tool or Tool\(pattern\)"):
         if_matches("Bash(git", "Bash", {"command": "git"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sysconfig
@@ -31,25 +32,74 @@ def test_ten_line_guard_example(tmp_path: Path) -> None:
     assert guard(bash("echo 'unterminated")) is not None
 
 
-def test_first_readme_command_runs_the_example(tmp_path: Path) -> None:
+def test_first_readme_command_runs_the_example_and_leaves_no_audit_at_home(
+    tmp_path: Path,
+) -> None:
+    """The command as written (through `sh`), in a fresh HOME: it denies, and the audit record
+    goes to a scratch state directory, not to the user's real log."""
     first = README.split("```sh\n", 1)[1].splitlines()[0]
     run_part = first.split("&&", 1)[1].strip()
-    assert run_part.startswith("ccbridge run --config examples/ccbridge.yaml")
+    assert "ccbridge run --config examples/ccbridge.yaml" in run_part
+    scripts = sysconfig.get_path("scripts")
+    env = {"HOME": str(tmp_path), "PATH": f"{scripts}:/usr/bin:/bin"}
+    done = subprocess.run(
+        ["sh", "-c", run_part], capture_output=True, cwd=ROOT, env=env, check=False
+    )
+    assert done.returncode == 2, done.stderr
+    assert b'"permissionDecision":"deny"' in done.stdout
+    assert not (tmp_path / ".local" / "state" / "ccbridge").exists()
+
+
+def readme_setup_config() -> str:
+    section = README.split("## Set-up", 1)[1]
+    found = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert found is not None
+    return found.group(1)
+
+
+def test_the_readme_config_passes_check_and_lets_an_ordinary_command_through(
+    tmp_path: Path,
+) -> None:
+    """The Set-up YAML in a project of its own: `ccbridge check` finds no problem, an ordinary
+    command goes through and a dangerous one is denied by the named ready-made guard."""
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "ccbridge.yaml").write_text(readme_setup_config())
+    (project / "hooks").mkdir()
+    (project / "hooks" / "check.sh").write_text("#!/bin/sh\nexit 0\n")
+    (project / "hooks" / "check.sh").chmod(0o755)
     ccbridge = str(Path(sysconfig.get_path("scripts")) / "ccbridge")
     env = {
-        "HOME": str(tmp_path),
-        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+        "HOME": str(tmp_path / "home"),
         "PATH": "/usr/bin:/bin",
+        "CLAUDE_PROJECT_DIR": str(project),
+        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
         "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
     }
-    with open(ROOT / "examples/pre-tool-use.json", "rb") as event:
-        done = subprocess.run(
-            [ccbridge, "run", "--config", "examples/ccbridge.yaml"],
-            stdin=event,
+    check = subprocess.run(
+        [ccbridge, "check"], capture_output=True, text=True, cwd=project, env=env, check=False
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+
+    def run(command: str) -> subprocess.CompletedProcess[bytes]:
+        event = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": command},
+            "session_id": "s",
+            "cwd": str(project),
+        }
+        return subprocess.run(
+            [ccbridge, "run"],
+            input=json.dumps(event).encode(),
             capture_output=True,
-            cwd=ROOT,
+            cwd=project,
             env=env,
             check=False,
         )
-    assert done.returncode == 2, done.stderr
-    assert b'"permissionDecision":"deny"' in done.stdout
+
+    ordinary = run("ls")
+    assert (ordinary.returncode, b"permissionDecision" in ordinary.stdout) == (0, False)
+    dangerous = run("git push --force origin main")
+    assert dangerous.returncode == 2
+    assert b"[guard builtin:dangerous_shell]" in dangerous.stdout

@@ -15,10 +15,9 @@ from bridge.subhooks.verdict import Verdict
 
 
 def copy(order: int, on_failure: str = "block", timeout: float = 20.0, **extra: str) -> HookSpec:
-    fields = {"name": "check.sh", "command": "check.sh", **extra}
+    fields = {"name": "check.sh", "command": "check.sh", "where": f"cfg.yaml:{order}", **extra}
     return HookSpec(
         event="PreToolUse",
-        where=f"cfg.yaml:{order}",
         order=order,
         on_failure=on_failure,  # type: ignore[arg-type]
         timeout=timeout,
@@ -68,10 +67,20 @@ def test_handlers_that_differ_all_run() -> None:
         copy(1, command="other.sh"),
         copy(2, if_rule="Bash(git *)"),
         copy(3, shell="bash"),
-        copy(4, matcher="Write"),
+        copy(4, matcher="Write", command="four.sh"),
+        copy(5, matcher="Bash", command="five.sh"),
     ]
     hits = [hit for _hook, hit in select(hooks, "Bash", {"command": "git status"})]
-    assert hits == [True, True, True, True, False]
+    assert hits == [True, True, True, True, False, True]
+    hits = [hit for _hook, hit in select(hooks, "Bash", {"command": "echo hi"})]
+    assert hits == [True, True, False, True, False, True]
+
+
+def test_the_merged_copy_is_first_in_config_order_and_named_by_the_least_name() -> None:
+    late = copy(7, where="a.yaml:1")
+    early = copy(2, where="b.yaml:9")
+    ((chosen, hit), _) = select([late, early], "Bash", {})
+    assert (hit, chosen.order, chosen.where) == (True, 2, "a.yaml:1")
 
 
 @pytest.mark.parametrize("args", [None, ("a", "b c")])

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
@@ -141,3 +143,17 @@ def test_the_cache_is_sealed_like_the_state(roots: tuple[Path, Path, dict[str, s
     for command in (f"ls {cache}", f'python3 -c "{code}"', "cat $CCBRIDGE_CACHE_DIR/x.json"):
         reason = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
         assert reason is not None and "state" in reason, command
+
+
+SHELLISH = st.text(alphabet="ab./~$`'\"{},*?[]()<>|&; =-\\\nxcdrmpytho3", max_size=60)
+
+
+@given(st.one_of(st.text(max_size=80), SHELLISH))
+@settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_the_strict_guard_never_raises(
+    roots: tuple[Path, Path, dict[str, str]], command: str
+) -> None:
+    _home, project, env = roots
+    guard = self_protection_guard(*protected_roots(env, project), env=env)
+    result = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
+    assert result is None or result.startswith(("ccbridge self-protection", "cannot parse"))

@@ -83,6 +83,7 @@ REFUSED = [
     "find . -name 'settings*.json' -delete",
     "find . -type f -delete",
     "find ~/.claude -exec rm {} +",
+    "find .claude -type f -exec sed -i s/ccbridge/true/ {} +",
     "find . -name settings.json -exec cp evil.json {} \\;",
     "tar -xf evil.tar",
     "tar xzf evil.tgz",
@@ -362,6 +363,7 @@ BENIGN = [
     "echo x > out.txt",
     'grep "ccbridge run" README.md',
     "ccbridge goal get",
+    'ccbridge goal create --text "$(cat goal.md)" --max-rounds 5',
     "ccbridge --version",
     "ccbridge check",
     "ccbridge audit --summary",
@@ -457,7 +459,10 @@ def figure() -> str:
 def test_the_corpus_is_large_and_its_figure_is_in_the_readme() -> None:
     assert len(REFUSED) + len(NOT_COVERED) >= 150 and len(BENIGN) >= 40
     assert len(set(REFUSED)) == len(REFUSED) and len(set(BENIGN)) == len(BENIGN)
-    assert figure() in " ".join(README.read_text().split()), figure()
+    readme = " ".join(README.read_text().split())
+    assert figure() in readme, figure()
+    assert f"0 of {len(BENIGN)} benign look-alikes refused" in readme
+    assert f"The {len(NOT_COVERED)} that pass are the limit" in readme
 
 
 SAMPLE_REFUSED = REFUSED[::12]
