@@ -340,18 +340,20 @@ def _lifecycle(report: Report, host: Host) -> None:
     turn, and a blocked stop is no end of a round."""
     event, config = report.event, report.config
     if config.error is not None:
-        reason = f"ccbridge config error, {event.name} hooks did not run: {config.error}"
-        report.answer = _lifecycle_answer(report, reason, (), (reason,), None)
+        why = f"ccbridge config error, {event.name} hooks did not run: {config.error}"
+        report.answer = _lifecycle_answer(report, why, (), (), None)
         return
     try:
         folded = _Subhooks(report, host, event.name).run_and_fold()
     except Exception as error:  # e.g. over max_hooks: fail as a sub-hook failure would
-        reason = f"ccbridge: {error}"
-        report.answer = _lifecycle_answer(report, reason, (), (), None)
+        report.answer = _lifecycle_answer(report, f"ccbridge: {error}", (), (), None)
         return
-    reason = folded.reason if folded.rank == "deny" else None
     report.answer = _lifecycle_answer(
-        report, reason, folded.contexts, folded.system_messages, folded.stop_reason
+        report,
+        folded.reason if folded.rank == "deny" else None,
+        folded.contexts,
+        folded.system_messages,
+        folded.stop_reason,
     )
     if config.goals.enabled and event.name in GOAL_EVENTS and report.answer.decision == "none":
         ours = report.answer
@@ -370,7 +372,8 @@ def _lifecycle_answer(
     name = report.event.name
     if reason is not None and (name not in BLOCKING_EVENTS or _loops(report)):
         # Nothing to stop here (or stopping again would loop): the user is told instead.
-        messages, reason = (*messages, f"ccbridge: {reason}"), None
+        told = reason if reason.startswith("ccbridge") else f"ccbridge: {reason}"
+        messages, reason = (*messages, told), None
     if name == "PermissionRequest":
         return answer.permission_request(reason, messages, stop_reason)
     return answer.lifecycle(name, reason, contexts, messages, stop_reason)

@@ -8,6 +8,7 @@ that start real processes scale their example count down from the profile's
 
 from __future__ import annotations
 
+import ctypes
 import os
 
 import pytest
@@ -32,3 +33,15 @@ def pytest_configure(config: pytest.Config) -> None:
     # --hypothesis-profile: read the option again so it still wins.
     chosen = config.getoption("hypothesis_profile", None) or os.environ.get("HYPOTHESIS_PROFILE")
     settings.load_profile(chosen or "ci")
+
+
+def _play_claude_code() -> None:
+    """Goal host events count only from a process Claude Code started (bridge/goal/provenance.py
+    walks the process tree up to a process that is not a shell, python or ccbridge). The test
+    process stands in for Claude Code, so the hooks it starts are host hooks wherever the suite
+    runs (under CI's runner the tree above is all shells up to init, which fails closed)."""
+    pr_set_name = 15
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_name, b"claude-suite", 0, 0, 0)
+
+
+_play_claude_code()

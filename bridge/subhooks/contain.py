@@ -46,8 +46,8 @@ def _prctl_subreaper(on: int) -> int:
 
     prctl = _libc().prctl
     previous = ctypes.c_int(0)
-    prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(previous), 0, 0, 0)
-    if prctl(_PR_SET_CHILD_SUBREAPER, on, 0, 0, 0) != 0:
+    prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(previous))  # the other arguments are unused
+    if prctl(_PR_SET_CHILD_SUBREAPER, on) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
     return previous.value
 

@@ -202,16 +202,34 @@ def test_a_config_error_blocks_a_prompt_with_the_reason(sandbox: Sandbox) -> Non
     assert "ccbridge config error" in payload["reason"]
 
 
-def test_sub_hooks_run_alongside_goals(sandbox: Sandbox) -> None:
-    sandbox.write_json(
-        sandbox.config,
-        {
-            "goals": {"enabled": True},
-            "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo A"}]}]},
-        },
+def test_sub_hooks_run_alongside_goals_and_a_blocked_prompt_is_no_turn(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """In-process, with the goal module's entry point watched: it sees the prompt after the
+    sub-hooks, and not at all when a sub-hook refused the prompt."""
+    from bridge.config.build import compile_sources
+    from bridge.config.compiled import Source
+    from bridge.engine import Host, handle
+    from bridge.goal import cc
+    from bridge.subhooks.verdict import HookRun
+    from bridge.wire.event import parse_event
+
+    seen: list[str] = []
+    monkeypatch.setattr(cc, "on_user_prompt", lambda raw, _settings: seen.append(raw["prompt"]))
+    path = tmp_path / "ccbridge.yaml"
+    text = (
+        "goals: {enabled: true}\n"
+        "hooks:\n  UserPromptSubmit:\n    - hooks: [{type: command, command: x}]\n"
     )
-    code, payload, _ = run(sandbox, event("UserPromptSubmit", prompt="hi"))
-    assert code == 0
-    assert payload["hookSpecificOutput"]["additionalContext"] == "A"
-    [record] = audit(sandbox)
-    assert not [note for note in record.get("notes", []) if note.startswith("goal:")]
+    config = compile_sources([Source(path, text.encode(), (str(path), 0, 0, ""))], "k")
+    prompt = parse_event(event("UserPromptSubmit", prompt="hi").encode())
+    env = {"CCBRIDGE_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
+
+    def answer_with(run: HookRun) -> dict[str, Any]:
+        host = Host(env=env, runner=lambda hooks, *_: [run for _ in hooks])
+        return handle(prompt, config, host).answer.payload
+
+    said = answer_with(HookRun(0, stdout=b"A\n"))
+    assert said["hookSpecificOutput"]["additionalContext"] == "A" and seen == ["hi"]
+    said = answer_with(HookRun(2, stderr=b"no"))
+    assert said["decision"] == "block" and seen == ["hi"]

@@ -164,8 +164,7 @@ GUARDS_ALLOWED = (
     "bridge.policies.*",
     "glob",
     "shlex",
-    "importlib",
-    "importlib.*",
+    "importlib",  # not importlib.util, see bridge.policies.loader
     "ccbridge_policy_*",
 )
 

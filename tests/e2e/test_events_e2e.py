@@ -1,0 +1,47 @@
+"""Events besides tool use, behind ccbridge, in a real Claude Code session: a UserPromptSubmit
+sub-hook's block keeps the prompt from the model, a crashing one too (fail closed), and a
+SessionStart sub-hook's context reaches the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .harness import Result, ccbridge_executable, run_claude
+from .hook_scripts import write_hook
+from .model_stub import Turn
+
+pytestmark = pytest.mark.e2e
+
+PROMPT = "prompt-text-5b8"
+
+
+def behind_ccbridge(claude: Path, tmp_path: Path, event: str, body: str) -> Result:
+    """One sub-hook on `event` in ccbridge's config, ccbridge registered for it in CC."""
+    project = tmp_path / "project"
+    hook = write_hook(tmp_path / "hooks", "hook.sh", body)
+    (project / ".claude").mkdir(parents=True)
+    (project / ".claude" / "ccbridge.yaml").write_text(
+        f"hooks:\n  {event}:\n    - hooks:\n        - {{type: command, command: {hook}, name: mine}}\n"
+    )
+    registration = {"type": "command", "command": f"{ccbridge_executable()} run", "timeout": 60}
+    settings = {"hooks": {event: [{"hooks": [registration]}]}}
+    env = {"CCBRIDGE_STATE_DIR": str(tmp_path / "state"), "CCBRIDGE_CACHE_DIR": str(tmp_path / "c")}
+    return run_claude(claude, project, settings, [Turn.say("done")], prompt=PROMPT, env=env)
+
+
+@pytest.mark.parametrize("body", ["echo not-now-9d2 >&2; exit 2", "echo boom >&2; exit 1"])
+def test_a_user_prompt_block_or_crash_keeps_the_prompt_from_the_model(
+    claude: Path, tmp_path: Path, body: str
+) -> None:
+    result = behind_ccbridge(claude, tmp_path, "UserPromptSubmit", body)
+    assert not any(PROMPT in str(request.body) for request in result.requests.main_requests)
+
+
+def test_a_session_start_context_reaches_the_model(claude: Path, tmp_path: Path) -> None:
+    result = behind_ccbridge(claude, tmp_path, "SessionStart", "echo session-notes-4c1")
+    assert result.requests.main_requests, result.stderr
+    assert any(
+        "session-notes-4c1" in str(request.body) for request in result.requests.main_requests
+    )
