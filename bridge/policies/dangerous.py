@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
-from fnmatch import fnmatchcase
 from itertools import pairwise
 
 from bridge.pipeline import Execution, Guard
 from bridge.policies import finds
 from bridge.policies.git_rules import DEFAULT_ON, RULES, git_objection
+from bridge.policies.lazyre import fnmatchcase
 from bridge.policies.shell import (
     Pipeline,
     Script,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import posixpath
-from fnmatch import fnmatchcase
 from itertools import pairwise
+
+from bridge.policies.lazyre import fnmatchcase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -46,14 +46,12 @@ from __future__ import annotations
 import operator
 import os
 import posixpath
-import re
-from fnmatch import fnmatchcase
 from itertools import accumulate, islice, pairwise
-from pathlib import Path
 
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Execution, Guard
 from bridge.pipeline.record import record
+from bridge.policies.lazyre import Lazy, fnmatchcase
 from bridge.policies.shell import (
     SHELLS,
     Script,
@@ -70,6 +68,8 @@ from bridge.policies.shell import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    Path = str | os.PathLike[str]
 
 DEFAULT_SECRET_PATTERNS = (
     ".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".ssh/**", ".aws/credentials", ".netrc",
@@ -109,23 +109,23 @@ _GIT_READERS = frozenset(
     {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "commit", "add"}
     | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
 )
-_GLOB = re.compile(r"[*?[]")
-_CODE_TOKEN_SEPARATORS = re.compile(r"[\s'\"`()\[\]{},;:<>|&+]+")
-_CODE_DESTROYS = re.compile(
+_GLOB = frozenset("*?[")
+_CODE_TOKEN_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&+]+")
+_CODE_DESTROYS = Lazy(
     r"rmtree|rename|replace|remove|unlink|move|copytree|chmod|extractall|rmSync|renameSync"
     r"|unlinkSync|rm_rf|\brm\b|\bmv\b"
 )
-_CODE_WRITES = re.compile(
+_CODE_WRITES = Lazy(
     r"open|write|dump|save|rename|replace|remove|unlink|rmtree|rmSync|system|subprocess|exec"
     r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
 )
-_VARIABLE = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_AWK_OUTPUT = re.compile(
+_VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_AWK_OUTPUT = Lazy(
     r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)"
 )
-_SED_WRITE = re.compile(r"(?:^|[;/\s}])w\s+(\S+)")
-_PATCH_PATH = re.compile(
-    r"^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)", re.MULTILINE
+_SED_WRITE = Lazy(r"(?:^|[;/\s}])w\s+(\S+)")
+_PATCH_PATH = Lazy(
+    r"(?m)^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)"
 )
 _DRY_RUNS = frozenset(
     {"-n", "--dry-run", "--check", "--stat", "--numstat", "--summary", "--abort", "--quit"}
@@ -206,7 +206,7 @@ def _entries(spec: str | Path, tree: bool) -> Iterator[_Entry]:
     text = expand_home(os.path.expanduser(str(spec)))
     anchored = text.startswith("/")
     tail = ("**",) if tree else ()  # a directory: any name inside it is protected
-    if not anchored or _GLOB.search(text):
+    if not anchored or not _GLOB.isdisjoint(text):
         yield _Entry(str(spec), (*_split(text), *tail), anchored)
         return
     yield _Entry(str(spec), (*_split(text), *tail), True, _split(text))
@@ -262,7 +262,7 @@ class _Protection:
 
     @staticmethod
     def _globbed(pattern: str) -> list[str]:
-        if not _GLOB.search(pattern):
+        if _GLOB.isdisjoint(pattern):
             return []
         import glob  # only for a word with a glob in it: every hook call would pay otherwise
 
@@ -309,7 +309,7 @@ _AGENT_SUBCOMMANDS = frozenset(
 )
 _FORBIDDEN_SUBCOMMANDS = frozenset({"run", "explain", "install", "uninstall"})
 # The same, spelled inside another command's text (a script being written, inline code).
-_CCBRIDGE_TEXT = re.compile(
+_CCBRIDGE_TEXT = Lazy(
     r"(?:^|[\s/;|&(`'\"])ccbridge['\"]?[\s,]+['\"]?(?:run|explain|install|uninstall)\b|"
     r"\bbridge\.(?:main|engine|goal|cli|policies|config|audit|wire|pipeline)\b|-m\s+bridge\b|"
     r"\b(?:from|import)\s+bridge\b|\brunpy\b|\bimport_module\s*\(\s*['\"]bridge"
@@ -337,7 +337,7 @@ def self_protection_guard(
     "INSERT ..."` writes without any writing command we could recognise. `env` is the
     environment the agent's commands run with (variables it does not set are put in).
     """
-    state = [state_dir] if isinstance(state_dir, str | Path) else list(state_dir or ())
+    state = [state_dir] if isinstance(state_dir, str | os.PathLike) else list(state_dir or ())
     trees = tuple(entry for spec in state for entry in _entries(spec, True))
     writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
     sealed = _Protection([], SELF_PROTECTION, trees)
@@ -444,7 +444,9 @@ class _Bash:
             return [text]
         if self.strict is None:
             return None if ("$" in text or "`" in text) else [text]
-        resolved = _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text)
+        resolved = (
+            _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text) if "$" in text else text
+        )
         if "$" in resolved or "`" in resolved or resolved.startswith("~-"):
             return None
         return [resolved]
@@ -470,7 +472,7 @@ class _Bash:
             )
         if command.argv and 0 in command.dynamic:
             name = self._resolve(_Target(command.argv[0], True))
-            if name is None or _GLOB.search(name[0]):
+            if name is None or not _GLOB.isdisjoint(name[0]):
                 return (
                     f"{label}: cannot tell what `{shown}` runs: the command name "
                     f"{command.argv[0]} is only known when it runs"
@@ -620,7 +622,10 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
         r.writes for r in command.redirects
     ):
         return False  # `grep "ccbridge run" README.md` only reads; a written script may not
-    return any(_CCBRIDGE_TEXT.search(text) for text in (*command.words, *_code_texts(command)))
+    return any(  # every match names `bridge` or `runpy`: most words need no regex
+        ("bridge" in text or "runpy" in text) and _CCBRIDGE_TEXT.search(text)
+        for text in (*command.words, *_code_texts(command))
+    )
 
 
 def _subcommand(argv: tuple[str, ...], start: int) -> str:

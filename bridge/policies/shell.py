@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 from itertools import pairwise
 
 from bridge.pipeline.record import record
+from bridge.policies.lazyre import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    import re
     from collections.abc import Iterator, Mapping
     from typing import Literal
 
@@ -44,7 +45,32 @@ _META = frozenset(" \t\n;&|()<>")
 _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")", "\n")
 _REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", "<<", "<>", ">&", "<&", ">", "<")
 _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+# Plain string code, not `re`, for what every command meets (see bridge.policies.lazyre).
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_CHARS = _NAME_START | frozenset("0123456789")
+
+
+def _name_end(s: str, i: int) -> int:
+    """The end of the run of name characters ([A-Za-z0-9_]) at `i`."""
+    while i < len(s) and s[i] in _NAME_CHARS:
+        i += 1
+    return i
+
+
+def _is_assignment(text: str) -> bool:
+    """`name=`, `name+=`, `name[index]=` ... starts `text`."""
+    if not text or text[0] not in _NAME_START:
+        return False
+    i = _name_end(text, 1)
+    if text.startswith("[", i):
+        close = text.find("]", i + 1)
+        if close < 0:
+            return False
+        i = close + 1
+    i += text.startswith("+", i)
+    return text.startswith("=", i)
+
+
 _PLAIN_WRAPPERS = (
     "eatmydata", "fakeroot", "catchsegv", "torsocks", "proxychains", "proxychains4", "unbuffer",
     "dbus-run-session", "nocache", "chronic", "linux32", "linux64", "valgrind", "firejail",
@@ -232,12 +258,12 @@ class _Redir:
 
 
 _Token = _Word | _Op | _Redir
-_PLAIN_RUN = re.compile(r"[^ \t\n;&|()<>\\'\"$`]+")
-_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-]")
-_ANSI_ESCAPE = re.compile(
-    r"\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))",
-    re.DOTALL,
+_NOT_PLAIN = frozenset(" \t\n;&|()<>\\'\"$`")
+_SPECIAL_PARAMETERS = frozenset("0123456789@*#?$!-")
+_ANSI_ESCAPE = Lazy(
+    r"(?s)\\(?:x([0-9A-Fa-f]{1,2})|u([0-9A-Fa-f]{1,4})|U([0-9A-Fa-f]{1,8})|([0-7]{1,3})|c(.)|(.))"
 )
+_BACKQUOTE_ESCAPE = Lazy(r"\\([$`\\])")
 _ANSI_SIMPLE = {
     "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r",
     "t": "\t", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
@@ -400,8 +426,10 @@ class _Lexer:
                 text = self._expansion(subs)
                 _add(pieces, text, _PLAIN if text == "$" else _EXPANDED)
             else:
-                plain = _PLAIN_RUN.match(s, self.i)
-                end = plain.end() if plain else self.i + 1
+                end = self.i
+                while end < len(s) and s[end] not in _NOT_PLAIN:
+                    end += 1
+                end += end == self.i  # a lone character the cases above did not take
                 _add(pieces, s[self.i : end], _PLAIN)
                 self.i = end
         text = "".join(piece for piece, _ in pieces)
@@ -459,7 +487,7 @@ class _Lexer:
                 end += 2 if s[end] == "\\" else 1
             if end >= len(s):
                 raise _CannotParse("unterminated backquote")
-            subs.append(re.sub(r"\\([$`\\])", r"\1", s[start + 1 : end]))
+            subs.append(_BACKQUOTE_ESCAPE.sub(r"\1", s[start + 1 : end]))
             self.i = end + 1
         elif s.startswith(("$(", "("), start):
             inner = start + (2 if s[start] == "$" else 1)
@@ -471,8 +499,11 @@ class _Lexer:
             self.i += 2
             self._braced(subs)
         else:  # `$name`, `$1`, `$?` ...; a `$` before anything else is a plain `$`
-            name = _PARAMETER.match(s, start + 1)
-            self.i = name.end() if name else start + 1
+            after = s[start + 1 : start + 2]
+            if after and after in _NAME_START:
+                self.i = _name_end(s, start + 2)
+            else:
+                self.i = start + 1 + (after != "" and after in _SPECIAL_PARAMETERS)
         return s[start : self.i]
 
     def _braced(self, subs: list[str]) -> None:
@@ -593,7 +624,7 @@ def _command(
     words: list[_Word], redirects: list[Redirect], subs: list[str], depth: int
 ) -> SimpleCommand:
     start = 0
-    while start < len(words) and _ASSIGNMENT.match(words[start].raw):
+    while start < len(words) and _is_assignment(words[start].raw):
         start += 1
     fields = [field for word in words[start:] for field in _fields(word)]
     texts = tuple(text for text, _ in fields)
@@ -633,25 +664,34 @@ def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
     (not in an assignment), `~` expanded, and expansions or unquoted globs marked."""
     if len(word.pieces) == 1:  # the common case, quickly: one plain, quoted or expanded run
         text, kind = word.pieces[0]
-        if kind != _PLAIN or not _SPECIAL.search(text):
+        if kind != _PLAIN or _SPECIAL.isdisjoint(text):
             return [(text, kind == _EXPANDED)]
     pieces = list(word.pieces) or [("", _QUOTED)]
     if assignment or not any(kind == _PLAIN and "{" in text for text, kind in pieces):
         return [_field(pieces, assignment)]
     atoms: list[_Piece] = []
     for text, kind in pieces:  # braces and commas become atoms of their own
-        parts = _BRACE_PARTS.split(text) if kind == _PLAIN else [text]
+        parts = _brace_parts(text) if kind == _PLAIN else [text]
         atoms += [(part, kind) for part in parts if part]
     if sum(atom == ("{", _PLAIN) for atom in atoms) > _MAX_BRACES:
         raise _CannotParse(f"more than {_MAX_BRACES} braces in one word")
     return [_field(expanded, assignment) for expanded in _braces(atoms)]
 
 
-_BRACE_PARTS = re.compile(r"([{},])")
-_SPECIAL = re.compile(r"[~*?[{=]")  # what makes a plain word need more than its text
-_SEQUENCE = re.compile(
+_SPECIAL = frozenset("~*?[{=")  # what makes a plain word need more than its text
+_SEQUENCE = Lazy(
     r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?"
 )
+
+
+def _brace_parts(text: str) -> list[str]:
+    """`text` split around each `{`, `}` and `,`, which stay as parts of their own."""
+    parts, start = [], 0
+    for i, char in enumerate(text):
+        if char in "{},":
+            parts += [text[start:i], char]
+            start = i + 1
+    return [*parts, text[start:]]
 
 
 def _braces(atoms: list[_Piece]) -> list[list[_Piece]]:
@@ -717,7 +757,7 @@ def _field(pieces: list[_Piece], assignment: bool) -> tuple[str, bool]:
     if merged and merged[0][1] == _PLAIN:
         head, whole = merged[0][0], len(merged) == 1
         name, equals, value = head.partition("=")
-        if equals and (assignment or _ASSIGNMENT.match(head)):  # bash: after `=` and each `:`
+        if equals and (assignment or _is_assignment(head)):  # bash: after `=` and each `:`
             parts = value.split(":")
             tildes = [_tilde(part, whole or k < len(parts) - 1) for k, part in enumerate(parts)]
             head = name + "=" + ":".join(text for text, _ in tildes)
@@ -781,7 +821,7 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
         i = skip_options(argv, 1, frozenset(with_value.split()))
         if name == "command" and any("v" in a.lower() for a in argv[1:i] if a[:2] != "--"):
             return argv  # `command -v x` looks x up, it does not run it
-        while name == "env" and i < len(argv) and _ASSIGNMENT.match(argv[i]):
+        while name == "env" and i < len(argv) and _is_assignment(argv[i]):
             i += 1
         argv = argv[i + positionals :]
     return argv
@@ -829,9 +869,19 @@ class Program:
     text: str  # the code, module or file; for stdin a here-document's text or ""
 
 
+def _unversioned(name: str) -> str:
+    """`name` without its trailing digits and dots (as `re.sub(r"[\d.]+$", "", name)`, whose
+    `$` also matches before a final newline)."""
+    end = len(name) - name.endswith("\n")
+    start = end
+    while start and (name[start - 1] == "." or name[start - 1].isdecimal()):
+        start -= 1
+    return name[:start] + name[end:]
+
+
 def interpreter(argv: tuple[str, ...]) -> str | None:
     """`python3.12` -> `python`, `bash` -> `bash`; None for anything else."""
-    name = re.sub(r"[\d.]+$", "", posixpath.basename(argv[0])) if argv else ""
+    name = _unversioned(posixpath.basename(argv[0])) if argv else ""
     name = "node" if name == "nodejs" else name
     return name if name in _PROGRAM_OPTIONS else None
 

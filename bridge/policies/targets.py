@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import posixpath
-from fnmatch import fnmatchcase
 
 from bridge.pipeline.record import record
+from bridge.policies.lazyre import fnmatchcase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

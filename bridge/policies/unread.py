@@ -8,9 +8,9 @@ The rules take the guard's judge to read the code they find as the guard reads a
 from __future__ import annotations
 
 import posixpath
-import re
 from itertools import pairwise
 
+from bridge.policies.lazyre import Lazy
 from bridge.policies.shell import (
     SHELLS,
     Pipeline,
@@ -33,8 +33,8 @@ DECODERS = frozenset(
     | {"bzip2", "bzcat", "xz", "xzcat", "unxz", "zstd", "zstdcat", "rev", "tr", "sed", "awk"}
 )
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
-OPAQUE = re.compile(r"\s*(\$\w+|\$\{[^}]*\}|\$[@*0-9])\s*")  # a program that is only a variable
-_ECHO_OPTIONS = re.compile(r"-[neE]+")
+OPAQUE = Lazy(r"\s*(\$\w+|\$\{[^}]*\}|\$[@*0-9])\s*")  # a program that is only a variable
+_ECHO_OPTIONS = Lazy(r"-[neE]+")
 
 
 def runs_downloaded_code(

@@ -9,19 +9,23 @@ unquoted `$x` splits into words as bash splits it.
 
 from __future__ import annotations
 
-import re
 from itertools import product
 
+from bridge.policies.lazyre import Lazy
 from bridge.policies.shell import Script, Unparseable, parse
 
-_ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(.*)", re.DOTALL)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+
+_ASSIGNMENT = Lazy(r"(?s)([A-Za-z_][A-Za-z0-9_]*)=(.*)")
 _DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
 # `d=$(mktemp -d)` names a new file or directory under /tmp, never one that exists already:
 # it stands in as such a path, so `rm -rf "$d"` passes and `rm -rf "$d/.."` does not.
-_FRESH = re.compile(r"\$\(\s*mktemp\b[^()`$;|&]*\)|`\s*mktemp\b[^`$;|&]*`")
+_FRESH = Lazy(r"\$\(\s*mktemp\b[^()`$;|&]*\)|`\s*mktemp\b[^`$;|&]*`")
 _FRESH_STAND_IN = "/tmp/tmp.mktemp"
 MAX_VARIANTS = 16  # more combinations than this: the variables stay unknown
-_DYNAMIC = re.compile(r"[$`*?\[]")
+_DYNAMIC = frozenset("$`*?[")
 
 
 def with_literal_values(script: Script, source: str) -> list[Script]:
@@ -45,11 +49,13 @@ def with_literal_values(script: Script, source: str) -> list[Script]:
     known = {
         name: sorted(found)
         for name, found in values.items()
-        if found and not any(_DYNAMIC.search(value) for value in found)
+        if found and all(_DYNAMIC.isdisjoint(value) for value in found)
     }
     combinations = [dict(zip(known, chosen, strict=True)) for chosen in product(*known.values())]
     if not known or len(combinations) > MAX_VARIANTS:
         return [script]
+    import re  # only a script that sets variables comes this far
+
     names = "|".join(map(re.escape, known))
     pattern = re.compile(rf"\$(?:\{{({names})\}}|({names})\b)")
     variants = [parse(_put_in(pattern, source, chosen)) for chosen in combinations]

@@ -56,18 +56,53 @@ def test_killing_a_process_that_is_gone_is_no_error() -> None:
     contain._kill(pid)
 
 
-def _subreaper() -> int:
-    flag = ctypes.c_int(-1)
-    ctypes.CDLL(None).prctl(37, ctypes.byref(flag), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+def _subreaper(set_to: int | None = None) -> int:
+    libc, flag = ctypes.CDLL(None), ctypes.c_int(-1)
+    if set_to is not None:
+        libc.prctl(36, set_to)  # PR_SET_CHILD_SUBREAPER
+    libc.prctl(37, ctypes.byref(flag))  # PR_GET_CHILD_SUBREAPER
     return flag.value
 
 
-def test_a_run_leaves_the_subreaper_flag_as_it_found_it() -> None:
-    before = _subreaper()
+@pytest.mark.parametrize("before", [0, 1])
+def test_a_run_leaves_the_subreaper_flag_as_it_found_it(before: int) -> None:
+    assert _subreaper(set_to=before) == before
     hook = HookSpec(event="PreToolUse", name="t", where="t", order=0, command="echo $0")
-    (run,) = run_hooks([hook], b"", dict(os.environ), None)
-    assert run.exit_code == 0
-    assert _subreaper() == before
+    try:
+        (run,) = run_hooks([hook], b"", dict(os.environ), None)
+        assert run.exit_code == 0
+        assert _subreaper() == before
+    finally:
+        _subreaper(set_to=0)
+
+
+def test_a_run_leaves_no_child_behind_not_even_a_zombie() -> None:
+    since = contain.last_pid()
+    hook = HookSpec(
+        event="PreToolUse", name="t", where="t", order=0, command="setsid sleep 30 & exit 0"
+    )
+    run_hooks([hook], b"", dict(os.environ), None)
+    mine = [pid for pid, (parent, _) in contain.processes(since).items() if parent == os.getpid()]
+    assert mine == []
+
+
+@pytest.mark.parametrize(
+    ("pid", "after", "until", "new"),
+    [
+        (5, 5, 9, False),
+        (6, 5, 9, True),
+        (9, 5, 9, True),
+        (10, 5, 9, False),
+        (5, 5, 5, False),  # nothing handed out since
+        (30001, 30000, 100, True),  # pids wrapped around
+        (30000, 30000, 100, False),
+        (50, 30000, 100, True),
+        (100, 30000, 100, True),
+        (101, 30000, 100, False),
+    ],
+)
+def test_pids_handed_out_since_wrap_around(pid: int, after: int, until: int, new: bool) -> None:
+    assert contain.handed_out(pid, after, until) is new
 
 
 def test_without_prctl_hooks_still_run(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -87,6 +122,8 @@ def test_hooks_see_this_events_token_after_the_enclosing_ones() -> None:
     (run,) = run_hooks([hook], b"", {**os.environ, contain.MARK: "outer"}, None)
     outer, token = run.stdout.decode().split()
     assert outer == "outer" and len(token) == 16
+    (alone,) = run_hooks([hook], b"", dict(os.environ), None)
+    assert len(alone.stdout.decode().strip()) == 16  # no enclosing event: the token alone
 
 
 def test_the_watchdog_cleans_up_after_a_killed_ccbridge() -> None:

@@ -23,7 +23,8 @@ def behind_ccbridge(claude: Path, tmp_path: Path, event: str, body: str) -> Resu
     hook = write_hook(tmp_path / "hooks", "hook.sh", body)
     (project / ".claude").mkdir(parents=True)
     (project / ".claude" / "ccbridge.yaml").write_text(
-        f"hooks:\n  {event}:\n    - hooks:\n        - {{type: command, command: {hook}, name: mine}}\n"
+        f"hooks:\n  {event}:\n    - hooks:\n"
+        f"        - {{type: command, command: {hook}, name: mine}}\n"
     )
     registration = {"type": "command", "command": f"{ccbridge_executable()} run", "timeout": 60}
     settings = {"hooks": {event: [{"hooks": [registration]}]}}
@@ -37,6 +38,12 @@ def test_a_user_prompt_block_or_crash_keeps_the_prompt_from_the_model(
 ) -> None:
     result = behind_ccbridge(claude, tmp_path, "UserPromptSubmit", body)
     assert not any(PROMPT in str(request.body) for request in result.requests.main_requests)
+
+
+def test_a_user_prompt_hook_that_lets_it_pass_changes_nothing(claude: Path, tmp_path: Path) -> None:
+    """The control: the same set-up with a hook that says nothing lets the prompt through."""
+    result = behind_ccbridge(claude, tmp_path, "UserPromptSubmit", "exit 0")
+    assert any(PROMPT in str(request.body) for request in result.requests.main_requests)
 
 
 def test_a_session_start_context_reaches_the_model(claude: Path, tmp_path: Path) -> None:
