@@ -247,7 +247,7 @@ def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None
     audit = load(list(paths), None).audit
     if not audit.enabled:
         return None
-    return Path(audit.path or state_dir(env) / "audit.jsonl")
+    return Path(audit.path or Path(state_dir(env)) / "audit.jsonl")
 
 
 def writable(path: Path) -> str | None:
@@ -386,9 +386,9 @@ def check_sandbox(
     if settings.excluded:
         problems.append("excludedCommands run outside it: " + ", ".join(settings.excluded))
     protected = [
-        state_dir(env),
-        cache_dir(env),
-        *config_layers(env, project),
+        Path(state_dir(env)),
+        Path(cache_dir(env)),
+        *map(Path, config_layers(env, project)),
         *(Path(path) for path in paths),
         *files,
     ]
@@ -412,8 +412,8 @@ def check_sandbox(
 
 
 def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
-    files = settings_files(env, project)
-    paths, _how = find_config(None, env, project)
+    files = [Path(file) for file in settings_files(env, project)]
+    paths = [Path(path) for path in find_config(None, env, project)[0]]
     findings = [
         *check_claude(env),
         *check_registration(files),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 from bridge.config.compiled import CompiledConfig, PolicyRef
 from bridge.paths import project_dir, protected_roots, state_dir
@@ -301,6 +300,8 @@ def _apply_goal_change(report: Report, host: Host) -> tuple[str, ...]:
 
 
 def goal_settings(config: CompiledConfig, host: Host) -> GoalSettings:
+    from pathlib import Path
+
     from bridge.goal.cc import GoalSettings
 
     goals = config.goals

@@ -333,7 +333,7 @@ def without_registration(
 
 def backup_file(env: Mapping[str, str], settings: Path) -> Path:
     key = hashlib.sha256(str(settings).encode()).hexdigest()[:24]
-    return state_dir(env) / "installs" / f"{key}.json"
+    return Path(state_dir(env)) / "installs" / f"{key}.json"
 
 
 def _encode(content: bytes | None) -> str | None:

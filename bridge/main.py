@@ -7,7 +7,6 @@ import io
 import os
 import sys
 import time
-from pathlib import Path
 
 from bridge.wire import answer
 from bridge.wire.answer import Answer
@@ -164,7 +163,7 @@ def _audit(
             crash_log=crash_log,
         )
         settings = settings or AuditConfig()
-        path = Path(settings.path or state_dir(env) / "audit.jsonl")
+        path = settings.path or os.path.join(state_dir(env), "audit.jsonl")
         log.append(path, entry, settings.max_bytes, settings.keep)
     except Exception as problem:
         stderr.write(f"ccbridge: could not write the audit record: {problem}\n")

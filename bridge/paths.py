@@ -1,63 +1,83 @@
-"""Where ccbridge keeps its state, its caches and where it looks for config files."""
+"""Where ccbridge keeps its state, its caches and where it looks for config files.
+
+Paths are plain strings (`os.path`): `pathlib` and what it imports (`re`, `urllib.parse`)
+would cost every hook call milliseconds."""
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Mapping, Sequence
+
+    PathLike = str | os.PathLike[str]
+
+join = os.path.join
 
 CONFIG_ENV = "CCBRIDGE_CONFIG"
 STATE_ENV = "CCBRIDGE_STATE_DIR"
 CACHE_ENV = "CCBRIDGE_CACHE_DIR"
 
 
-def _home(env: Mapping[str, str]) -> Path:
-    return Path(env.get("HOME") or Path.home())
+def _home(env: Mapping[str, str]) -> str:
+    # Path.home() did the same: $HOME, else the user database
+    return env.get("HOME") or os.path.expanduser("~")
 
 
-def state_dir(env: Mapping[str, str] = os.environ) -> Path:
+def _clean(path: str) -> str:
+    """`path` as `str(Path(path))` spells it: no doubled or trailing slash, no `.` part."""
+    if not path:
+        return "."
+    if not path.startswith("/"):
+        leading = ""
+    else:  # POSIX keeps exactly two leading slashes (implementation-defined), as pathlib does
+        leading = "//" if path.startswith("//") and not path.startswith("///") else "/"
+    parts = [part for part in path.split("/") if part not in ("", ".")]
+    return leading + "/".join(parts) if parts else (leading or ".")
+
+
+def state_dir(env: Mapping[str, str] = os.environ) -> str:
     """Audit log and goal store: $CCBRIDGE_STATE_DIR, else $XDG_STATE_HOME/ccbridge,
     else ~/.local/state/ccbridge."""
     if env.get(STATE_ENV):
-        return Path(env[STATE_ENV])
-    base = env.get("XDG_STATE_HOME") or str(_home(env) / ".local" / "state")
-    return Path(base) / "ccbridge"
+        return _clean(env[STATE_ENV])
+    base = env.get("XDG_STATE_HOME") or join(_home(env), ".local", "state")
+    return _clean(join(base, "ccbridge"))
 
 
-def cache_dir(env: Mapping[str, str] = os.environ) -> Path:
+def cache_dir(env: Mapping[str, str] = os.environ) -> str:
     """Compiled configs: $CCBRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/ccbridge, else
     ~/.cache/ccbridge."""
     if env.get(CACHE_ENV):
-        return Path(env[CACHE_ENV])
-    base = env.get("XDG_CACHE_HOME") or str(_home(env) / ".cache")
-    return Path(base) / "ccbridge"
+        return _clean(env[CACHE_ENV])
+    base = env.get("XDG_CACHE_HOME") or join(_home(env), ".cache")
+    return _clean(join(base, "ccbridge"))
 
 
-def project_dir(env: Mapping[str, str], event_cwd: str = "") -> Path:
+def project_dir(env: Mapping[str, str], event_cwd: str = "") -> str:
     """CC tells hooks the project in CLAUDE_PROJECT_DIR; the event's cwd is the fallback."""
-    return Path(env.get("CLAUDE_PROJECT_DIR") or event_cwd or os.getcwd())
+    return _clean(env.get("CLAUDE_PROJECT_DIR") or event_cwd or os.getcwd())
 
 
-def config_layers(env: Mapping[str, str], project: Path) -> list[Path]:
+def config_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
     """The layered lookup, least specific first: user, project, project-local."""
+    project = os.fspath(project)
     return [
-        _home(env) / ".claude" / "ccbridge.yaml",
-        project / ".claude" / "ccbridge.yaml",
-        project / ".claude" / "ccbridge.local.yaml",
+        _clean(join(_home(env), ".claude", "ccbridge.yaml")),
+        _clean(join(project, ".claude", "ccbridge.yaml")),
+        _clean(join(project, ".claude", "ccbridge.local.yaml")),
     ]
 
 
-def settings_files(env: Mapping[str, str], project: Path) -> list[Path]:
+def settings_files(env: Mapping[str, str], project: PathLike) -> list[str]:
     """Claude Code's own settings files, which the self-protection guard keeps the agent out of."""
-    user = _home(env) / ".claude"
+    user, project = join(_home(env), ".claude"), join(os.fspath(project), ".claude")
     return [
-        user / "settings.json",
-        user / "settings.local.json",
-        project / ".claude" / "settings.json",
-        project / ".claude" / "settings.local.json",
+        _clean(join(user, "settings.json")),
+        _clean(join(user, "settings.local.json")),
+        _clean(join(project, "settings.json")),
+        _clean(join(project, "settings.local.json")),
     ]
 
 
@@ -73,34 +93,34 @@ MANAGED_SETTINGS = (
 
 def protected_roots(
     env: Mapping[str, str],
-    project: Path,
-    loaded: Sequence[str | Path] = (),
-    audit: str | Path | None = None,
+    project: PathLike,
+    loaded: Sequence[PathLike] = (),
+    audit: PathLike | None = None,
 ) -> tuple[list[str], list[str], list[str]]:
     """What self-protection guards: (CC settings files, ccbridge config files, ccbridge's own
     directories). Every candidate counts whether it exists or not, so the agent cannot create
     a layer that switches protection off; the patterns cover other projects' `.claude`."""
-    settings = [*map(str, settings_files(env, project)), *MANAGED_SETTINGS, *CC_SETTINGS_PATTERNS]
+    settings = [*settings_files(env, project), *MANAGED_SETTINGS, *CC_SETTINGS_PATTERNS]
     if env.get("CLAUDE_CONFIG_DIR"):
-        user = Path(env["CLAUDE_CONFIG_DIR"])
-        settings += [str(user / "settings.json"), str(user / "settings.local.json")]
-    configs = [*map(str, config_layers(env, project)), *map(str, loaded), *CONFIG_PATTERNS]
+        user = env["CLAUDE_CONFIG_DIR"]
+        settings += [_clean(join(user, "settings.json")), _clean(join(user, "settings.local.json"))]
+    configs = [*config_layers(env, project), *map(str, loaded), *CONFIG_PATTERNS]
     if env.get(CONFIG_ENV):
         configs.append(env[CONFIG_ENV])
-    own = [str(state_dir(env)), str(cache_dir(env)), *([str(audit)] if audit else [])]
+    own = [state_dir(env), cache_dir(env), *([str(audit)] if audit else [])]
     return settings, configs, own
 
 
 def find_config(
-    explicit: str | None, env: Mapping[str, str], project: Path
-) -> tuple[list[Path], str]:
+    explicit: str | None, env: Mapping[str, str], project: PathLike
+) -> tuple[list[str], str]:
     """The config files to use, and how they were chosen (for --help, doctor and the audit).
 
     --config FILE, else $CCBRIDGE_CONFIG, else every existing layer of `config_layers`.
     An explicitly named file must exist; the layered lookup skips the missing ones.
     """
     if explicit:
-        return [Path(explicit)], "--config"
+        return [_clean(explicit)], "--config"
     if env.get(CONFIG_ENV):
-        return [Path(env[CONFIG_ENV])], CONFIG_ENV
-    return [path for path in config_layers(env, project) if path.is_file()], "layers"
+        return [_clean(env[CONFIG_ENV])], CONFIG_ENV
+    return [path for path in config_layers(env, project) if os.path.isfile(path)], "layers"

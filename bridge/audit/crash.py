@@ -20,14 +20,14 @@ KEEP = 20
 _CUT = b"\n[... cut to the crash log's size cap ...]\n"
 
 
-def write(state: Path, problem: BaseException) -> Path:
+def write(state: str | os.PathLike[str], problem: BaseException) -> Path:
     """Write `problem`'s traceback to a new file under `state`/crashes; return its path."""
     text = redact_text("".join(traceback.format_exception(problem)))
     data = text.encode("utf-8", "replace")
     if len(data) > MAX_BYTES:  # keep both ends: where it started and what finally failed
         half = (MAX_BYTES - len(_CUT)) // 2
         data = (data[:half] + _CUT + data[-half:]).decode("utf-8", "ignore").encode()
-    folder = private_dir(state / "crashes")
+    folder = private_dir(Path(state) / "crashes")
     now = time.time_ns()
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime(now // 10**9)) + f".{now % 10**9:09d}Z"
     path = folder / f"crash-{stamp}-{os.getpid()}.txt"

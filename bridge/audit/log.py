@@ -11,23 +11,28 @@ from __future__ import annotations
 
 import fcntl
 import os
-from pathlib import Path
 
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Iterable, Iterator, Mapping
-    from typing import Any
+    from typing import Any, TypeVar
+
+    PathLike = str | os.PathLike[str]
+    P = TypeVar("P", bound=PathLike)
+
+# Paths are strings inside (`os.path`, not `pathlib`, which a hook call would pay to import);
+# callers may pass either.
 
 
-def private_dir(path: Path) -> Path:
+def private_dir(path: P) -> P:
     """A directory of ccbridge's state: created 0700 (its parents as the umask makes them)."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.makedirs(path, mode=0o700, exist_ok=True)
     return path
 
 
-def open_private(path: Path, flags: int) -> int:
+def open_private(path: PathLike, flags: int) -> int:
     """os.open for a file of ccbridge's state: created 0600, and one found wider (an older
     version's, or made by hand) narrowed to 0600."""
     fd = os.open(path, flags | os.O_CREAT, 0o600)
@@ -36,31 +41,33 @@ def open_private(path: Path, flags: int) -> int:
     return fd
 
 
-def rotated(path: Path, keep: int) -> list[Path]:
+def rotated(path: PathLike, keep: int) -> list[str]:
     """The log and its rotated generations, oldest first."""
-    return [path.with_name(f"{path.name}.{n}") for n in range(keep, 0, -1)] + [path]
+    path = os.fspath(path)
+    return [f"{path}.{n}" for n in range(keep, 0, -1)] + [path]
 
 
-def _rotate(path: Path, keep: int) -> None:
-    oldest = path.with_name(f"{path.name}.{keep}")
-    if oldest.exists():
-        oldest.unlink()
+def _rotate(path: str, keep: int) -> None:
+    oldest = f"{path}.{keep}"
+    if os.path.exists(oldest):
+        os.unlink(oldest)
     for n in range(keep - 1, 0, -1):
-        older = path.with_name(f"{path.name}.{n}")
-        if older.exists():
-            older.rename(path.with_name(f"{path.name}.{n + 1}"))
-    path.chmod(0o600)  # a wider log of an older version must not stay wide once rotated
-    path.rename(path.with_name(f"{path.name}.1"))
+        older = f"{path}.{n}"
+        if os.path.exists(older):
+            os.rename(older, f"{path}.{n + 1}")
+    os.chmod(path, 0o600)  # a wider log of an older version must not stay wide once rotated
+    os.rename(path, f"{path}.1")
 
 
-def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> None:
+def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int) -> None:
+    path = os.fspath(path)
     line = jsonio.dumps(record) + b"\n"
-    private_dir(path.parent)
-    lock = open_private(path.with_name(path.name + ".lock"), os.O_WRONLY)
+    private_dir(os.path.dirname(path) or ".")
+    lock = open_private(path + ".lock", os.O_WRONLY)
     try:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            size = path.stat().st_size
+            size = os.stat(path).st_size
         except FileNotFoundError:
             size = 0
         if size and size + len(line) > max_bytes:
@@ -79,7 +86,7 @@ def append(path: Path, record: Mapping[str, Any], max_bytes: int, keep: int) -> 
         os.close(lock)  # closing releases the flock
 
 
-def read(path: Path, keep: int = 0) -> Records:
+def read(path: PathLike, keep: int = 0) -> Records:
     """Every readable record, oldest first; torn or foreign lines are skipped (and counted)."""
     return Records(path, keep)
 
@@ -88,8 +95,8 @@ class Records:
     """The records of a log and its `keep` rotated generations, oldest first. Iterating counts
     the torn or foreign lines it skipped in `skipped` (blank lines are not counted)."""
 
-    def __init__(self, path: Path, keep: int = 0) -> None:
-        self.files = rotated(path, keep) if keep else [path]
+    def __init__(self, path: PathLike, keep: int = 0) -> None:
+        self.files = rotated(path, keep)
         self.skipped = 0
 
     def __iter__(self) -> Iterator[dict[str, Any]]:

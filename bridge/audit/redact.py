@@ -2,37 +2,35 @@
 
 from __future__ import annotations
 
-import re
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
+    import re
     from typing import Any
 
-# Each rule: a pattern, its flags, and literal pieces one of which every match contains. A pattern
-# is compiled only when a text holds one of its pieces: compiling them all costs 1.5 ms, a tenth
-# of a hook call, and ordinary audit records hold none. Pieces of a case-insensitive pattern are
+# Each rule: a pattern and literal pieces one of which every match contains. A pattern
+# is compiled (and `re` imported) only when a text holds one of its pieces: compiling them all
+# costs 1.5 ms, a tenth of a hook call, and ordinary audit records hold none. Pieces of a case-insensitive pattern are
 # looked for in the lower-cased text when it is ASCII; `re` folds some other letters to ASCII ones
 # (dotless i to i, long s to s), so a non-ASCII text is always matched against such a pattern.
-_RULES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-        re.DOTALL,
+        r"(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
         ("-----BEGIN ",),
     ),
-    (r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}", 0, ("sk-", "pk-", "rk-")),  # OpenAI/Anthropic/Stripe
-    (r"\bgh[pousr]_[A-Za-z0-9]{20,}", 0, ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),  # GitHub
-    (r"\bgithub_pat_[A-Za-z0-9_]{20,}", 0, ("github_pat_",)),
-    (r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0, ("sk_", "pk_", "rk_")),  # Stripe
-    (r"\bglpat-[A-Za-z0-9_\-]{20,}", 0, ("glpat-",)),  # GitLab
-    (r"\bnpm_[A-Za-z0-9]{36}\b", 0, ("npm_",)),
-    (r"\bAIza[A-Za-z0-9_\-]{35}", 0, ("AIza",)),  # Google API keys
-    (r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", 0, ("xox",)),  # Slack
-    (r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", 0, ("AKIA", "ASIA")),  # AWS access key ids
-    (r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", 0, ("eyJ",)),  # JWTs
-    (r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{12,}", 0, ("bearer", "basic")),
+    (r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-]{16,}", ("sk-", "pk-", "rk-")),  # OpenAI/Anthropic/Stripe
+    (r"\bgh[pousr]_[A-Za-z0-9]{20,}", ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")),  # GitHub
+    (r"\bgithub_pat_[A-Za-z0-9_]{20,}", ("github_pat_",)),
+    (r"\b(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", ("sk_", "pk_", "rk_")),  # Stripe
+    (r"\bglpat-[A-Za-z0-9_\-]{20,}", ("glpat-",)),  # GitLab
+    (r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
+    (r"\bAIza[A-Za-z0-9_\-]{35}", ("AIza",)),  # Google API keys
+    (r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", ("xox",)),  # Slack
+    (r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", ("AKIA", "ASIA")),  # AWS access key ids
+    (r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", ("eyJ",)),  # JWTs
+    (r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{12,}", ("bearer", "basic")),
     # user:password@ in a URL of any scheme; up to the last @ of the word, as a password may
     # hold an unescaped @ (masking a little more is harmless)
-    (r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s/]*@", 0, ("://",)),
+    (r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s/]*@", ("://",)),
 )
 _SECRET_NAME = (
     r"[A-Za-z0-9_\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
@@ -80,15 +78,21 @@ def _masked(found: re.Match[str]) -> str:
     return f"{found.group(1)}{quote}{MASK}{quote}"
 
 
+def _compiled(source: str) -> re.Pattern[str]:
+    import re  # only for a text that may hold a secret: most hook calls never load `re`
+
+    return re.compile(source)  # `re` caches the compiled pattern
+
+
 def redact_text(text: str) -> str:
-    if _may_match(text, _AWS_KEY_ID, ("AKIA", "ASIA")) and re.search(_AWS_KEY_ID, text):
-        text = re.sub(_AWS_SECRET, MASK, text)
-    for source, flags, pieces in _RULES:
+    if _may_match(text, _AWS_KEY_ID, ("AKIA", "ASIA")) and _compiled(_AWS_KEY_ID).search(text):
+        text = _compiled(_AWS_SECRET).sub(MASK, text)
+    for source, pieces in _RULES:
         if _may_match(text, source, pieces):
-            text = re.compile(source, flags).sub(MASK, text)  # `re` caches the compiled pattern
+            text = _compiled(source).sub(MASK, text)
     for source, pieces in _NAMED:
         if _may_match(text, source, pieces):
-            text = re.compile(source).sub(_masked, text)
+            text = _compiled(source).sub(_masked, text)
     return text
 
 
@@ -115,5 +119,5 @@ def redact(value: Any, whole: bool = False) -> Any:
 
 def _names_secret(key: str) -> bool:
     return _may_match(key, "(?i)", _SECRET_PIECES) and bool(
-        re.fullmatch(f"(?i){_SECRET_NAME}", key)
+        _compiled(f"(?i){_SECRET_NAME}").fullmatch(key)
     )

@@ -196,7 +196,7 @@ def log_location(file: str | None, env: Mapping[str, str]) -> tuple[Path, int]:
 
     paths, _how = find_config(None, env, project_of(env))
     audit = load(paths, None).audit
-    return Path(audit.path or state_dir(env) / "audit.jsonl"), audit.keep
+    return Path(audit.path or Path(state_dir(env)) / "audit.jsonl"), audit.keep
 
 
 @click.command()

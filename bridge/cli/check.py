@@ -71,7 +71,7 @@ def check(config: str | None) -> None:
 
     env = os.environ
     project = project_of(env)
-    paths, _how = find_config(config, env, project)
+    paths = [Path(path) for path in find_config(config, env, project)[0]]
     if config and not Path(config).is_file():
         raise click.ClickException(f"{config}: no such file")
     if not paths:

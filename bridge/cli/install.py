@@ -63,7 +63,7 @@ def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool,
     from bridge.config.build import compile_sources
     from bridge.config.compiled import Source, read_sources
 
-    paths, _how = find_config(None, env, project_of(env))
+    paths = [Path(path) for path in find_config(None, env, project_of(env))[0]]
     if after.config not in paths:
         paths.append(after.config)
     sources = [

@@ -363,7 +363,7 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
     for source in sources:
         if source.content is None:
             raise ConfigError(f"{source.path}: config file not found or not readable")
-        config, lines = validate(source.path, source.content)
+        config, lines = validate(Path(source.path), source.content)
         validated.append((source, config, lines))
     layers = [config for _, config, _ in validated]
     defaults = _merged(layers, "defaults")
@@ -373,7 +373,7 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
     for source, config, lines in validated:
         order = sum(len(specs) for specs in hooks.values())
         for spec in _specs(
-            source.path, config, lines, order, defaults["timeout"], defaults["on_failure"]
+            Path(source.path), config, lines, order, defaults["timeout"], defaults["on_failure"]
         ):
             hooks.setdefault(spec.event, []).append(spec)
         for kind in POLICY_KINDS:
@@ -381,7 +381,7 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
                 line = lines.line(("policies", kind, i))
                 policies[kind].append(
                     PolicyRef(
-                        _absolute_ref(ref, source.path.parent),
+                        _absolute_ref(ref, Path(source.path).parent),
                         f"{source.path}:{line}" if line else str(source.path),
                     )
                 )
@@ -389,7 +389,8 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
             off_in = str(source.path)
     audit = _merged(layers, "audit")
     if audit["path"]:
-        audit["path"] = str((sources[-1].path.parent / Path(audit["path"]).expanduser()).resolve())
+        folder = Path(sources[-1].path).parent
+        audit["path"] = str((folder / Path(audit["path"]).expanduser()).resolve())
     return CompiledConfig(
         files=tuple(str(source.path) for source in sources),
         digest=key,

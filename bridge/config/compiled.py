@@ -13,7 +13,6 @@ found it fails closed, naming the entry."""
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from bridge import __version__
 from bridge.pipeline.record import field, record, replace
@@ -25,6 +24,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Mapping
     from typing import Any
+
+    Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
 FORMAT = 2
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
@@ -158,7 +159,7 @@ class Cache:
     def of(cls, env: Mapping[str, str]) -> Cache:
         from bridge.paths import cache_dir, state_dir
 
-        return cls(cache_dir(env), state_dir(env) / KEY_NAME)
+        return cls(cache_dir(env), os.path.join(state_dir(env), KEY_NAME))
 
 
 def read_sources(paths: list[Path]) -> list[Source]:
@@ -185,7 +186,7 @@ def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
     # One entry per set of paths and sealing key, overwritten when the files change: the cache
     # cannot grow with every edit, and two state directories sharing one cache do not collide.
     names = sha256_hex(key + "\0".join(str(s.path) for s in sources).encode())[:32]
-    return directory / f"config-{names}.sealed"
+    return os.path.join(directory, f"config-{names}.sealed")
 
 
 def load(paths: list[Path], cache: Cache | None) -> CompiledConfig:
@@ -199,7 +200,8 @@ def load(paths: list[Path], cache: Cache | None) -> CompiledConfig:
     forged = False
     if entry is not None and secret is not None:
         try:
-            seal, _, payload = entry.read_bytes().partition(b"\n")
+            with open(entry, "rb") as handle:
+                seal, _, payload = handle.read().partition(b"\n")
             forged = seal != hmac_sha256_hex(secret, payload).encode()
             cached = None if forged else jsonio.loads(payload)
             if cached is not None and cached["key"] == key:
@@ -227,7 +229,8 @@ def _secret(path: Path) -> bytes | None:
     """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
     cached: every call compiles, slower but never trusting an unsealed entry)."""
     try:
-        secret = path.read_bytes()
+        with open(path, "rb") as handle:
+            secret = handle.read()
         if len(secret) == KEY_BYTES:
             return secret
     except FileNotFoundError:
@@ -235,31 +238,41 @@ def _secret(path: Path) -> bytes | None:
     except OSError:
         return None
     secret = os.urandom(KEY_BYTES)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    temporary = _temporary(path)
     try:
-        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(os.path.dirname(temporary) or ".", mode=0o700, exist_ok=True)
         handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(handle, "wb") as out:
             out.write(secret)
         try:
             os.link(temporary, path)  # the first writer wins; a concurrent one reads its key
         except FileExistsError:
-            existing = path.read_bytes()
+            with open(path, "rb") as handle:
+                existing = handle.read()
             if len(existing) == KEY_BYTES:
                 return existing
             os.replace(temporary, path)  # a damaged key: entries sealed with it are rebuilt
     except OSError:
         return None
     finally:
-        temporary.unlink(missing_ok=True)
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
     return secret
+
+
+def _temporary(path: Path) -> str:
+    """A private temporary name beside `path`, to rename over it."""
+    directory, name = os.path.split(os.fspath(path))
+    return os.path.join(directory, f".{name}.{os.getpid()}.tmp")
 
 
 def _store(entry: Path, content: bytes) -> None:
     """Atomic write: a concurrent reader sees the old entry or the new one, never half."""
     try:
-        entry.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        temporary = entry.with_name(f".{entry.name}.{os.getpid()}.tmp")
+        temporary = _temporary(entry)
+        os.makedirs(os.path.dirname(temporary) or ".", mode=0o700, exist_ok=True)
         flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
         with os.fdopen(os.open(temporary, flags, 0o600), "wb") as out:
             out.write(content)

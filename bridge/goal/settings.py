@@ -33,7 +33,7 @@ class GoalSettings:
     # The config's `goals` defaults (bridge.config.compiled.GoalConfig), kept in one place.
     blocked_min_rounds: int = _CONFIG_DEFAULTS.blocked_min_rounds
     default_max_rounds: int = _CONFIG_DEFAULTS.default_max_rounds
-    state_dir: Path = field(default_factory=paths.state_dir)
+    state_dir: Path = field(default_factory=lambda: Path(paths.state_dir()))
     stop_block_cap: int = field(default_factory=stop_block_cap_from_env)
     # A judged goal change not reported as run by then is dropped. Generous: in an interactive
     # session the call may wait for the user's answer to a permission prompt.

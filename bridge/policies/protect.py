@@ -120,9 +120,7 @@ _CODE_WRITES = Lazy(
     r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_AWK_OUTPUT = Lazy(
-    r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)"
-)
+_AWK_OUTPUT = Lazy(r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)")
 _SED_WRITE = Lazy(r"(?:^|[;/\s}])w\s+(\S+)")
 _PATCH_PATH = Lazy(
     r"(?m)^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)"
@@ -445,7 +443,9 @@ class _Bash:
         if self.strict is None:
             return None if ("$" in text or "`" in text) else [text]
         resolved = (
-            _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text) if "$" in text else text
+            _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text)
+            if "$" in text
+            else text
         )
         if "$" in resolved or "`" in resolved or resolved.startswith("~-"):
             return None

@@ -679,9 +679,7 @@ def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
 
 
 _SPECIAL = frozenset("~*?[{=")  # what makes a plain word need more than its text
-_SEQUENCE = Lazy(
-    r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?"
-)
+_SEQUENCE = Lazy(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
 
 
 def _brace_parts(text: str) -> list[str]:
@@ -870,7 +868,7 @@ class Program:
 
 
 def _unversioned(name: str) -> str:
-    """`name` without its trailing digits and dots (as `re.sub(r"[\d.]+$", "", name)`, whose
+    r"""`name` without its trailing digits and dots (as `re.sub(r"[\d.]+$", "", name)`, whose
     `$` also matches before a final newline)."""
     end = len(name) - name.endswith("\n")
     start = end

@@ -140,8 +140,8 @@ def test_layers_add_hooks_and_override_defaults(tmp_path: Path) -> None:
 
 def test_lookup_order(tmp_path: Path) -> None:
     env = {"HOME": str(tmp_path), "CCBRIDGE_CONFIG": "/etc/x.yaml"}
-    assert find_config("given.yaml", env, tmp_path) == ([Path("given.yaml")], "--config")
-    assert find_config(None, env, tmp_path) == ([Path("/etc/x.yaml")], "CCBRIDGE_CONFIG")
+    assert find_config("given.yaml", env, tmp_path) == (["given.yaml"], "--config")
+    assert find_config(None, env, tmp_path) == (["/etc/x.yaml"], "CCBRIDGE_CONFIG")
     assert find_config(None, {"HOME": str(tmp_path)}, tmp_path) == ([], "layers")
 
 
