@@ -9,7 +9,9 @@ appends the audit record built from the Report.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+
+# Not `collections.abc`: see bridge.pipeline.execution.
+from _collections_abc import Callable, Mapping, Sequence
 
 from bridge.config.compiled import CompiledConfig, PolicyRef
 from bridge.paths import project_dir, protected_roots, state_dir

@@ -7,11 +7,12 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
     import re
     from typing import Any
 
-# Each rule: a pattern and literal pieces one of which every match contains. A pattern
-# is compiled (and `re` imported) only when a text holds one of its pieces: compiling them all
-# costs 1.5 ms, a tenth of a hook call, and ordinary audit records hold none. Pieces of a case-insensitive pattern are
-# looked for in the lower-cased text when it is ASCII; `re` folds some other letters to ASCII ones
-# (dotless i to i, long s to s), so a non-ASCII text is always matched against such a pattern.
+# Each rule: a pattern and literal pieces one of which every match contains. A pattern is
+# compiled (and `re` imported) only when a text holds one of its pieces: compiling them all costs
+# 1.5 ms, a tenth of a hook call, and ordinary audit records hold none. Pieces of a
+# case-insensitive pattern are looked for in the lower-cased text when it is ASCII; `re` folds
+# some other letters to ASCII ones (dotless i to i, long s to s), so a non-ASCII text is always
+# matched against such a pattern.
 _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         r"(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",

@@ -22,7 +22,7 @@ from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
@@ -162,7 +162,7 @@ class Cache:
         return cls(cache_dir(env), os.path.join(state_dir(env), KEY_NAME))
 
 
-def read_sources(paths: list[Path]) -> list[Source]:
+def read_sources(paths: Sequence[Path]) -> list[Source]:
     sources = []
     for path in paths:
         try:
@@ -189,7 +189,7 @@ def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
     return os.path.join(directory, f"config-{names}.sealed")
 
 
-def load(paths: list[Path], cache: Cache | None) -> CompiledConfig:
+def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
     """The compiled config for these files, from the cache when it matches and is sealed."""
     if not paths:
         return CompiledConfig()
@@ -229,8 +229,8 @@ def _secret(path: Path) -> bytes | None:
     """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
     cached: every call compiles, slower but never trusting an unsealed entry)."""
     try:
-        with open(path, "rb") as handle:
-            secret = handle.read()
+        with open(path, "rb") as file:
+            secret = file.read()
         if len(secret) == KEY_BYTES:
             return secret
     except FileNotFoundError:
@@ -247,18 +247,18 @@ def _secret(path: Path) -> bytes | None:
         try:
             os.link(temporary, path)  # the first writer wins; a concurrent one reads its key
         except FileExistsError:
-            with open(path, "rb") as handle:
-                existing = handle.read()
+            with open(path, "rb") as file:
+                existing = file.read()
             if len(existing) == KEY_BYTES:
                 return existing
             os.replace(temporary, path)  # a damaged key: entries sealed with it are rebuilt
     except OSError:
         return None
     finally:
-        try:
+        from contextlib import suppress  # once per user: the key is made on first use
+
+        with suppress(FileNotFoundError):
             os.unlink(temporary)
-        except FileNotFoundError:
-            pass
     return secret
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from types import MappingProxyType
+# `_collections_abc`: what `collections.abc` re-exports, already loaded by `os`; importing
+# `collections.abc` loads all of `collections` too, a tenth of a hook call's own cost.
+from _collections_abc import Mapping
 
 from bridge.pipeline.record import field, record
+
+MappingProxyType = type(type.__dict__)  # as `types` defines it, without importing `types`
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call

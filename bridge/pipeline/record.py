@@ -107,15 +107,21 @@ class _DataclassFields:
 
 
 def _methods(
-    cls: type, fields: list[tuple[str, Any, Field]], frozen: bool, explicit_hash: bool
+    cls: type,
+    made: list[Any],
+    fields: list[tuple[str, Any, Field]],
+    frozen: bool,
+    explicit_hash: bool,
+    slotted: bool,
 ) -> dict[str, Any]:
+    """The methods of the record made from `cls`; `made` holds that class once it exists (the
+    methods go into its namespace: setting them on a finished class costs far more)."""
     names = tuple(name for name, _annotation, _spec in fields)
     specs = tuple(spec for _name, _annotation, spec in fields)
     count, known = len(names), frozenset(names)
     # As dataclasses: a frozen record's fields are set past its __setattr__, a mutable one's not.
     set_field: Callable[[Any, str, Any], None] = object.__setattr__ if frozen else setattr
     post_init = getattr(cls, "__post_init__", None) is not None
-    owner: Any = cls
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if len(args) == count and not kwargs:  # the common call: every field by position
@@ -177,14 +183,14 @@ def _methods(
             return hash(values(self))
 
         def __setattr__(self: Any, name: str, value: Any) -> None:
-            if type(self) is cls or name in known:
+            if type(self) is made[0] or name in known:
                 raise _frozen_error(f"cannot assign to field {name!r}")
-            super(owner, self).__setattr__(name, value)
+            super(made[0], self).__setattr__(name, value)
 
         def __delattr__(self: Any, name: str) -> None:
-            if type(self) is cls or name in known:
+            if type(self) is made[0] or name in known:
                 raise _frozen_error(f"cannot delete field {name!r}")
-            super(owner, self).__delattr__(name)
+            super(made[0], self).__delattr__(name)
 
         def __getstate__(self: Any) -> list[Any]:
             return list(values(self))
@@ -196,7 +202,7 @@ def _methods(
         methods.update(__setattr__=__setattr__, __delattr__=__delattr__)
         if not explicit_hash:
             methods["__hash__"] = __hash__
-        if "__slots__" in cls.__dict__:
+        if slotted:
             methods.update(__getstate__=__getstate__, __setstate__=__setstate__)
     elif not explicit_hash:
         methods["__hash__"] = None  # mutable and compared by value: unhashable, as dataclasses
@@ -223,19 +229,22 @@ def _build(cls: type[T], frozen: bool, slots: bool) -> type[T]:
     namespace.pop("__weakref__", None)
     namespace["__record_fields__"] = tuple(fields)
     namespace.setdefault("__match_args__", tuple(name for name, _a, _s in fields))
-    metaclass: Any = type(cls)
-    made: type[T] = metaclass(cls.__name__, cls.__bases__, namespace)
-    made.__qualname__ = cls.__qualname__
+    namespace["__qualname__"] = cls.__qualname__
+    namespace["__dataclass_fields__"] = _DataclassFields()
     own = cls.__dict__
     # As dataclasses: a __hash__ of the class's own is kept; None set by defining __eq__ is not.
     explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
-    for name, method in _methods(made, fields, frozen, explicit_hash).items():
+    made: list[Any] = []
+    slotted = "__slots__" in namespace
+    for name, method in _methods(cls, made, fields, frozen, explicit_hash, slotted).items():
         if frozen and name in ("__setattr__", "__delattr__") and name in own:
             raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
         if name == "__hash__" or name not in own:
-            setattr(made, name, method)
-    made.__dataclass_fields__ = _DataclassFields()  # type: ignore[attr-defined]
-    return made
+            namespace[name] = method
+    metaclass: Any = type(cls)
+    built: type[T] = metaclass(cls.__name__, cls.__bases__, namespace)
+    made.append(built)
+    return built
 
 
 @dataclass_transform(field_specifiers=(field,))

@@ -7,7 +7,8 @@ pipeline for a host that executes its own tools in-process. Each returns a trace
 
 from __future__ import annotations
 
-from collections.abc import Callable
+# Not `collections.abc`: see bridge.pipeline.execution.
+from _collections_abc import Callable
 
 from bridge.pipeline.decisions import (
     Accept,

@@ -11,7 +11,9 @@ to a shell or an interpreter is read when it is literal and denied as unreadable
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
+
+# Not `collections.abc`: see bridge.pipeline.execution.
+from _collections_abc import Callable
 from itertools import pairwise
 
 from bridge.pipeline import Execution, Guard

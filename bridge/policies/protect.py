@@ -43,7 +43,6 @@ The hard boundary is Claude Code's sandbox; see docs/guarantees.md.
 
 from __future__ import annotations
 
-import operator
 import os
 import posixpath
 from itertools import accumulate, islice, pairwise
@@ -188,7 +187,7 @@ def _match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     reached = [True] + [False] * len(parts)  # reached[j]: the pattern so far matches parts[:j]
     for head in pattern:
         if head == "**":
-            reached = list(accumulate(reached, operator.or_))
+            reached = list(accumulate(reached, max))  # of bools: a running `or`
         else:
             reached = [False] + [
                 reached[j] and fnmatchcase(part, head) for j, part in enumerate(parts)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+# Not `collections.abc`: see bridge.pipeline.execution.
+from _collections_abc import Mapping
 
 from bridge.pipeline.record import record
 from bridge.wire import jsonio

@@ -303,6 +303,38 @@ def test_the_guards_path_imports_only_what_the_guards_need(
     assert extra - matching(extra, GUARDS_ALLOWED) == set()
 
 
+# What a plain call (an ordinary command line, no secret in the record) must not import at all:
+# `re` (with `enum`) and `pathlib` (with `re`, `urllib.parse`, `ipaddress`) were most of a hook
+# call's own cost in a clean environment (issue 10). The policies compile their patterns only
+# for rare constructs (bridge.policies.lazyre); paths are plain strings (bridge.paths).
+NEVER_ON_A_PLAIN_CALL = ("re", "re.*", "enum", "pathlib", "fnmatch", "urllib*", "ipaddress")
+
+
+def without_site(args: list[str], env: dict[str, str], stdin: bytes = b"") -> set[str]:
+    """The imports of `python -S args` with the checkout on the path: no site-packages, so no
+    `.pth` file imports `re` or `pathlib` before ccbridge does (as in a clean environment)."""
+    return imported("-S", *args, env={**env, "PYTHONPATH": str(HOOKS.parent)}, stdin=stdin)
+
+
+@pytest.mark.parametrize(
+    ("stdin", "guards"),
+    [(READ, False), (BASH, False), (BASH, True)],
+    ids=["Read", "Bash", "Bash-guards"],
+)
+def test_a_plain_call_imports_no_regex_and_no_pathlib(
+    tmp_path: Path, env: dict[str, str], stdin: bytes, guards: bool
+) -> None:
+    config_file = guards_config(tmp_path) if guards else config(tmp_path)
+    argv = [str(SCRIPT), "run", "--config", config_file]
+    first = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
+    assert first.returncode == 0, first.stdout + first.stderr
+    names = without_site(argv, env, stdin)
+    assert "bridge.engine" in names  # the event really was judged
+    assert not guards or "bridge.policies.dangerous" in names
+    assert matching(names, NEVER_ON_A_PLAIN_CALL) == set()
+    assert matching(without_site(["-c", "import pathlib"], env), NEVER_ON_A_PLAIN_CALL)  # control
+
+
 def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path, env: dict[str, str]) -> None:
     config_file = config(tmp_path, ["echo 'no' >&2; exit 2"])
     argv = [str(SCRIPT), "run", "--config", config_file]
