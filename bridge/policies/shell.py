@@ -779,7 +779,10 @@ def _tilde(text: str, ends: bool) -> tuple[str, bool]:
     prefix, slash, rest = text.partition("/")
     if prefix[1:2] in ("+", "-") or prefix[1:].isdigit():  # $PWD, $OLDPWD, the dir stack
         return text, True
-    home = os.path.expanduser(prefix)
+    try:
+        home = os.path.expanduser(prefix)
+    except ValueError:  # a NUL in the name: no such user, so bash leaves the word as it is
+        home = prefix
     return (text if home == prefix else home + slash + rest), False
 
 

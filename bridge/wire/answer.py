@@ -92,12 +92,18 @@ def post_tool_use(
     if block_reason is not None:
         payload["decision"] = "block"
         payload["reason"] = block_reason
+    return Answer(_with_context(payload, event_name, contexts))
+
+
+def _with_context(
+    payload: dict[str, Any], event_name: str, contexts: Sequence[str]
+) -> dict[str, Any]:
     if contexts:
         payload["hookSpecificOutput"] = {
             "hookEventName": event_name,
             "additionalContext": "\n\n".join(contexts),
         }
-    return Answer(payload)
+    return payload
 
 
 # Events whose hooks' additionalContext CC passes to the model (or the subagent).
@@ -135,11 +141,8 @@ def lifecycle(
         return Answer(payload)
     if contexts and event_name == "PreCompact":
         return Answer(payload, text="\n\n".join(contexts))
-    if contexts and event_name in CONTEXT_EVENTS:
-        payload["hookSpecificOutput"] = {
-            "hookEventName": event_name,
-            "additionalContext": "\n\n".join(contexts),
-        }
+    if event_name in CONTEXT_EVENTS:
+        _with_context(payload, event_name, contexts)
     return Answer(payload)
 
 
