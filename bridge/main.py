@@ -222,6 +222,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)
         return code
+    import gc
+
+    gc.enable()  # the launcher turned it off for hook calls; other commands may run long
     from bridge.cli import cli
 
     cli.main(args=args, prog_name="ccbridge")  # click exits with the command's status

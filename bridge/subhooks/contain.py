@@ -24,7 +24,7 @@ from functools import cache
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
     from typing import Any, NoReturn
 
 MARK = "CCBRIDGE_HOOK_RUN"  # tokens of the events whose hooks a process belongs to
@@ -193,9 +193,11 @@ class Containment:
         so a ccbridge run as a hook of another one stays findable by both)."""
         return {**env, MARK: " ".join(filter(None, (env.get(MARK, ""), self.token)))}
 
-    def started(self, pid: int) -> None:
+    def started(self, pids: Iterable[int]) -> None:
+        """Tell the watchdog the hooks' process groups, all in one write: a write per hook wakes
+        the watchdog each time (about 0.7 ms apiece). Until then its token sweep covers them."""
         with suppress(OSError):  # a watchdog that died cannot be told; the rest still holds
-            os.write(self._pipe, b"%d\n" % pid)
+            os.write(self._pipe, b"".join(b"%d\n" % pid for pid in pids))
 
     def close(self) -> None:
         me = os.getpid()

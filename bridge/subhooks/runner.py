@@ -24,13 +24,14 @@ from bridge.subhooks.verdict import HookRun
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
-    from collections.abc import Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import IO
 
 OUTPUT_CAP = 1024 * 1024  # bytes per stream; more is a failure, never a truncated answer
 EXIT_GRACE = 0.25  # seconds to drain pipes a hook's children still hold after it exited
 EXIT_POLL = 0.01  # seconds between looks at a hook's exit where no pidfd tells it
 _CHUNK = 65536
+_STARTERS = 4  # threads starting hooks: enough to keep two cores busy with execs
 
 
 def substitute(text: str, env: Mapping[str, str]) -> str:
@@ -107,8 +108,6 @@ def _start(
         why = getattr(error, "strerror", None) or str(error)
         return HookRun(exit_code=None, error=f"could not start {argv[0]!r}: {why}")
     try:
-        if containment:
-            containment.started(process.pid)
         assert process.stdin and process.stdout and process.stderr
         for stream in (process.stdin, process.stdout, process.stderr):
             os.set_blocking(stream.fileno(), False)
@@ -161,28 +160,72 @@ def run_hooks(
     runs: list[HookRun | None] = [None] * len(hooks)
     live: dict[int, _Live] = {}
     with selectors.DefaultSelector() as selector, _terminate_unwinds(), contained() as containment:
+        started: list[_Live | HookRun | None] = [None] * len(hooks)
         try:
-            for index, hook in enumerate(hooks):
-                started = _start(hook, data, env, cwd, now, containment)
-                if isinstance(started, HookRun):
-                    runs[index] = started
+            _start_all(hooks, started, lambda hook: _start(hook, data, env, cwd, now, containment))
+            for index, item in enumerate(started):
+                if isinstance(item, HookRun):
+                    runs[index] = item
                     continue
-                live[index] = started
-                process = started.process
+                assert item is not None
+                live[index] = item
+                process = item.process
                 assert process.stdin and process.stdout and process.stderr
                 selector.register(process.stdout, selectors.EVENT_READ, (index, "out"))
                 selector.register(process.stderr, selectors.EVENT_READ, (index, "err"))
-                if started.pidfd is not None:
-                    selector.register(started.pidfd, selectors.EVENT_READ, (index, "exit"))
+                if item.pidfd is not None:
+                    selector.register(item.pidfd, selectors.EVENT_READ, (index, "exit"))
                 if data:
                     selector.register(process.stdin, selectors.EVENT_WRITE, (index, "in"))
                 else:
                     process.stdin.close()
+            if containment:
+                containment.started(item.process.pid for item in live.values())
             _drive(selector, live, output_cap)
         finally:
-            for index, item in live.items():
-                runs[index] = _finish(item)
+            for index, item in enumerate(started):
+                if isinstance(item, _Live):
+                    runs[index] = _finish(item)
     return [run if run is not None else HookRun(exit_code=None, error="never ran") for run in runs]
+
+
+def _start_all(
+    hooks: Sequence[HookSpec],
+    started: list[_Live | HookRun | None],
+    start: Callable[[HookSpec], _Live | HookRun],
+) -> None:
+    """Start every hook, filling `started` in place (so a failure half-way leaves the caller
+    what did start, to finish). Several threads start them: the parent waits for each child's
+    exec (vfork), so one thread spawns a process at a time and leaves the other cores idle."""
+    failures: list[BaseException] = []
+
+    def starter(first: int) -> None:
+        for index in range(first, len(hooks), _STARTERS):
+            if failures:
+                return
+            try:
+                started[index] = start(hooks[index])
+            except BaseException as error:  # re-raised in the calling thread below
+                failures.append(error)
+                return
+
+    helpers = [
+        threading.Thread(target=starter, args=(first,), daemon=True)
+        for first in range(1, min(_STARTERS, len(hooks)))
+    ]
+    for helper in helpers:
+        helper.start()
+    try:
+        starter(0)
+        for helper in helpers:
+            helper.join()
+    except BaseException as error:  # SIGTERM: the helpers stop at their next hook
+        failures.append(error)
+        for helper in helpers:
+            helper.join()
+        raise
+    if failures:
+        raise failures[0]
 
 
 def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap: int) -> None:

@@ -138,7 +138,7 @@ def test_the_watchdog_cleans_up_after_a_killed_ccbridge() -> None:
             hook = subprocess.Popen(
                 ["sh", "-c", "setsid sleep 30 & sleep 30"], env=env, start_new_session=True
             )
-            containment.started(hook.pid)
+            containment.started([hook.pid])
             while len(contain.marked(marker)) < 3:  # sh and both sleeps run
                 time.sleep(0.01)
             os.kill(os.getpid(), signal.SIGKILL)
