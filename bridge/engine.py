@@ -31,20 +31,23 @@ from bridge.pipeline import (
     finish,
 )
 from bridge.pipeline.record import field, record, replace
-from bridge.subhooks.fold import Folded, Judged, fold
 from bridge.subhooks.spec import HookSpec
-from bridge.subhooks.verdict import HookRun
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 from bridge.wire.event import BLOCKING_EVENTS, SUBHOOK_EVENTS, HookEvent
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal module
+if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal module, only
+    # calls with sub-hooks configured for the event for the fold
     from typing import Any
 
     from bridge.goal.settings import GoalSettings
+    from bridge.subhooks.fold import Folded, Judged
+    from bridge.subhooks.verdict import HookRun
 
-Runner = Callable[[Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]]
+    Runner = Callable[
+        [Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]
+    ]
 SELF_PROTECTED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 
 
@@ -138,11 +141,16 @@ class _Subhooks:
     def __init__(self, report: Report, host: Host, event_name: str) -> None:
         self.report, self.host, self.event_name = report, host, event_name
 
-    def run_and_fold(self) -> Folded:
+    def run_and_fold(self) -> Folded | None:
+        """The fold of the event's sub-hooks; None when the config has none for the event."""
+        report, event, config = self.report, self.report.event, self.report.config
+        hooks = config.hooks.get(self.event_name, ())
+        if not hooks:
+            return None
+        from bridge.subhooks.fold import Judged, fold
         from bridge.wire.hook_output import read_run
 
-        report, event, config = self.report, self.report.event, self.report.config
-        chosen = selected(config.hooks.get(self.event_name, ()), event)
+        chosen = selected(hooks, event)
         matched = [hook for hook, hit in chosen if hit]
         if len(matched) > config.max_hooks:
             raise OverflowError(
@@ -171,9 +179,9 @@ class _Subhooks:
 
     def pre_execute(self, execution: Execution, next_: Callable[[], PreDecision]) -> PreDecision:
         folded = self.run_and_fold()
-        if folded.rank == "deny":
+        if folded is not None and folded.rank == "deny":
             return Deny(folded.reason)
-        if folded.rank == "ask":
+        if folded is not None and folded.rank == "ask":
             return Ask(folded.reason)
         return next_()
 
@@ -182,6 +190,8 @@ class _Subhooks:
     ) -> PostDecision:
         folded = self.run_and_fold()
         downstream = next_()
+        if folded is None:
+            return downstream
         context = folded.contexts + downstream.context
         if folded.rank == "deny":
             return Block(folded.reason, context)
@@ -351,13 +361,8 @@ def _lifecycle(report: Report, host: Host) -> None:
     except Exception as error:  # e.g. over max_hooks: fail as a sub-hook failure would
         report.answer = _lifecycle_answer(report, f"ccbridge: {error}", (), (), None)
         return
-    report.answer = _lifecycle_answer(
-        report,
-        folded.reason if folded.rank == "deny" else None,
-        folded.contexts,
-        folded.system_messages,
-        folded.stop_reason,
-    )
+    block = folded.reason if folded is not None and folded.rank == "deny" else None
+    report.answer = _lifecycle_answer(report, block, *_extras(folded))
     if config.goals.enabled and event.name in GOAL_EVENTS and report.answer.decision == "none":
         ours = report.answer
         _goal_event(report, host)
@@ -416,10 +421,7 @@ def _pre_tool_use(report: Report, host: Host) -> None:
     if isinstance(decision, Deny):
         _result, post_steps = finish(execution, denial_result(decision.reason), stations)
         report.steps += post_steps
-    folded = report.folded or Folded(rank="none")
-    report.answer = answer.pre_tool_use(
-        decision, folded.contexts, folded.system_messages, folded.stop_reason
-    )
+    report.answer = answer.pre_tool_use(decision, *_extras(report.folded))
 
 
 def _post_tool_use(report: Report, host: Host) -> None:
@@ -438,12 +440,17 @@ def _post_tool_use(report: Report, host: Host) -> None:
     )
     final, steps = finish(execution_of(event), _result_of(event), stations)
     report.steps = steps
-    folded = report.folded or Folded(rank="none")
+    _contexts, system_messages, stop_reason = _extras(report.folded)
     block = final.content.removeprefix("Error: ") if final.code == "BLOCKED" else None
     context = (*final.context, *_apply_goal_change(report, host))
-    report.answer = answer.post_tool_use(
-        event.name, block, context, folded.system_messages, folded.stop_reason
-    )
+    report.answer = answer.post_tool_use(event.name, block, context, system_messages, stop_reason)
+
+
+def _extras(folded: Folded | None) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+    """The sub-hooks' contexts, system messages and stop reason (none without sub-hooks)."""
+    if folded is None:
+        return (), (), None
+    return folded.contexts, folded.system_messages, folded.stop_reason
 
 
 def _result_of(event: HookEvent) -> ToolResult:

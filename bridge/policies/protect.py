@@ -387,7 +387,8 @@ class _Bash:
     def judge(self, script: Script, text: str) -> str | None:
         """The objection to a parsed command line (`text`: its source, to put variables in)."""
         variants = [script]
-        if self.strict is not None and text:
+        # Only a line that can set a variable (`X=`, `for X in`, `read X`) has values to put in.
+        if self.strict is not None and any(cue in text for cue in ("=", "for", "read")):
             from bridge.policies.variables import with_literal_values
 
             variants = with_literal_values(script, text)

@@ -105,7 +105,6 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge.wire.answer",
     "bridge.wire.digest",
     "bridge.wire.event",
-    "bridge.wire.hook_output",
     "bridge.wire.jsonio",
     "bridge.pipeline",
     "bridge.pipeline.decisions",
@@ -115,9 +114,7 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge.config",
     "bridge.config.compiled",
     "bridge.subhooks",
-    "bridge.subhooks.fold",
     "bridge.subhooks.spec",
-    "bridge.subhooks.verdict",
     "bridge.audit",
     "bridge.audit.log",
     "bridge.audit.record",
@@ -132,6 +129,9 @@ EMPTY_CONFIG_ALLOWED = (
 # in what a hook starts).
 SUBHOOK_ALLOWED = (
     *EMPTY_CONFIG_ALLOWED,
+    "bridge.wire.hook_output",
+    "bridge.subhooks.fold",
+    "bridge.subhooks.verdict",
     "bridge.subhooks.contain",
     "bridge.subhooks.if_rule",
     "bridge.subhooks.matcher",
@@ -280,6 +280,7 @@ def test_a_warm_run_with_sub_hooks_imports_nothing_heavy(
 def test_an_empty_config_imports_only_the_hot_path(tmp_path: Path, env: dict[str, str]) -> None:
     extra = warm_run(config(tmp_path), READ, env) - interpreter_alone(env)
     assert "subprocess" not in extra  # no sub-hook, no process machinery
+    assert "bridge.subhooks.fold" not in extra  # nor a fold of nothing
     assert extra - matching(extra, EMPTY_CONFIG_ALLOWED) == set()
 
 
@@ -300,6 +301,7 @@ def test_the_guards_path_imports_only_what_the_guards_need(
     assert "bridge.policies.protect" in extra
     assert matching(extra, FORBIDDEN) == set()
     assert "subprocess" not in extra  # no sub-hook, no process machinery
+    assert "bridge.subhooks.fold" not in extra  # nor a fold of nothing
     assert extra - matching(extra, GUARDS_ALLOWED) == set()
 
 
