@@ -3,7 +3,6 @@ handlers once, with their strictest settings."""
 
 from __future__ import annotations
 
-from bridge.subhooks.if_rule import if_matches
 from bridge.subhooks.matcher import matches
 from bridge.subhooks.spec import HookSpec, merged
 
@@ -19,7 +18,8 @@ def select(
     """Every hook with whether it runs, in config order. The first matching copy of identical
     handlers stands for all of them (merged); the other copies are listed as not run."""
     hits = [
-        matches(hook.matcher, tool_name) and if_matches(hook.if_rule, tool_name, tool_input)
+        matches(hook.matcher, tool_name)
+        and (hook.if_rule is None or _if_matches(hook.if_rule, tool_name, tool_input))
         for hook in hooks
     ]
     copies: dict[tuple[Any, ...], list[int]] = {}
@@ -30,3 +30,9 @@ def select(
     for first, *others in copies.values():
         chosen[first] = (merged([hooks[first], *(hooks[index] for index in others)]), True)
     return chosen
+
+
+def _if_matches(rule: str, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+    from bridge.subhooks.if_rule import if_matches  # `re` and the shell parser: only for an `if`
+
+    return if_matches(rule, tool_name, tool_input)

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bridge.subhooks.if_rule import IfRuleError, if_matches
 from bridge.subhooks.matcher import MatcherError, matches
@@ -79,3 +81,31 @@ def test_if_rules(rule: str | None, tool: str, tool_input: dict[str, str], hit: 
 def test_bad_if_rule() -> None:
     with pytest.raises(IfRuleError, match=r"'Bash\(git' must look like Tool or Tool\(pattern\)"):
         if_matches("Bash(git", "Bash", {"command": "git"})
+
+
+def reference_matches(matcher: str, tool: str) -> bool:
+    """CC's rule, as its docs state it, with `re` throughout: the matcher now decides the usual
+    forms without `re`, and must agree with this everywhere."""
+    import re
+
+    if matcher.strip() in ("", "*"):
+        return True
+    if re.fullmatch(r"[A-Za-z0-9_\-\s,|]+", matcher):
+        return tool in {part.strip() for part in re.split(r"[|,]", matcher) if part.strip()}
+    try:
+        return re.search(matcher, tool) is not None
+    except re.error:
+        return False
+
+
+MATCHER_TEXT = st.text(alphabet="Bash Edit|,_-.*\t\u00a0\u2003é(", max_size=14)
+TOOLS = st.sampled_from(["Bash", "Edit", "NotebookEdit", "B", "ash", "Edit_", "a-b", "é"])
+
+
+@given(MATCHER_TEXT, TOOLS)
+def test_the_matcher_agrees_with_the_rule_written_with_re(matcher: str, tool: str) -> None:
+    try:
+        got = matches(matcher, tool)
+    except MatcherError:
+        got = False
+    assert got == reference_matches(matcher, tool)
