@@ -3,6 +3,7 @@ a deny or ask reason, a failure's stderr, or an updatedInput diff that is only r
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -205,13 +206,21 @@ print(json.dumps({{"hookSpecificOutput": specific, "systemMessage": "checked " +
 """
 
 
-def strings(value: Any) -> list[str]:
+def strings(value: Any, keys: bool = False) -> list[str]:
+    """Every string of an audit record that can come from the event or a hook: all values, and
+    the keys of the rewrite diffs (a proposed input's keys). The record's other keys are its
+    schema (`downgrades`, `steps`...): Hypothesis draws text from the code's own constants, so
+    a drawn secret may well be `downgrad`."""
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):
-        return [text for key, item in value.items() for text in [key, *strings(item)]]
+        return [
+            text
+            for key, item in value.items()
+            for text in [*([key] if keys else []), *strings(item, keys or key == "rewrites")]
+        ]
     if isinstance(value, list):
-        return [text for item in value for text in strings(item)]
+        return [text for item in value for text in strings(item, keys)]
     return []
 
 
@@ -242,4 +251,6 @@ def test_the_audit_never_stores_an_obvious_secret(
         assert record["rewrites"], record
     assert not [text for text in strings(record) if secret in text]
     last_line = sandbox.audit_path.read_text(encoding="utf-8").splitlines()[-1]
-    assert secret not in last_line  # nor escaped in any way in the written JSON
+    # nor escaped in any way in the written JSON (the schema's keys aside, as above; keys of
+    # the rewrites are checked through `strings`)
+    assert secret not in re.sub(r'"[a-z_]+":', "", last_line)
