@@ -120,7 +120,9 @@ _CODE_WRITES = Lazy(
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _AWK_OUTPUT = Lazy(r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)")
-_SED_WRITE = Lazy(r"(?:^|[;/\s}])w\s+(\S+)")
+# `w`/`W` after an address (`1w f`, `$w f`, `1!w f`), in a block (`/x/{w f`), after a command
+# or as the flag of `s` (`s/a/b/w f`, `s/a/b/gw f`)
+_SED_WRITE = Lazy(r"(?:^|[;/\s{}$!\d]|/[gpeiImM\d]+)[wW]\s+(\S+)")
 _PATCH_PATH = Lazy(
     r"(?m)^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)"
 )
@@ -402,7 +404,7 @@ class _Bash:
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
                 return reason
-            for target in _written(command):
+            for target in _written(command, None if self.moves else self.cwd or None):
                 candidates = self._resolve(target)
                 if candidates is None:
                     if self.strict is not None:
@@ -640,8 +642,9 @@ def _show(command: SimpleCommand) -> str:
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
-def _written(command: SimpleCommand) -> Iterator[_Target]:
-    """Paths the command may write: redirections, and the words of writing commands."""
+def _written(command: SimpleCommand, cwd: str | None) -> Iterator[_Target]:
+    """Paths the command may write: redirections, and the words of writing commands (`cwd`:
+    where the agent's command runs, None when a `cd` made it unknown)."""
     yield from (_Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
     argv, dynamic = command.argv, command.dynamic
     name = command.name
@@ -652,7 +655,7 @@ def _written(command: SimpleCommand) -> Iterator[_Target]:
     elif name in ("tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"):
         yield from _extracted(command)
     elif name == "git" or name == "patch":
-        yield from _patched(command)
+        yield from _patched(command, cwd)
     elif _writes_files(command):
         for i, word in enumerate(argv[1:], 1):
             yield from (_Target(w, i in dynamic) for w in _words((word,)))
@@ -775,7 +778,7 @@ def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None
     return None
 
 
-def _patched(command: SimpleCommand) -> Iterator[_Target]:
+def _patched(command: SimpleCommand, cwd: str | None) -> Iterator[_Target]:
     """git apply/am, patch: the files the patch names (read now), else the whole directory.
     Other git commands: the paths they are given to check out, restore, remove or clean."""
     argv, name = command.argv, command.name
@@ -802,9 +805,9 @@ def _patched(command: SimpleCommand) -> Iterator[_Target]:
         sources = [patch_file] if patch_file else []
     else:
         sources = operands
-    texts = [_read_patch(posixpath.join(directory, s)) for s in sources]
+    texts = [_read_patch(posixpath.join(directory, s), cwd) for s in sources]
     if not sources:
-        texts = [_stdin_text(command)]
+        texts = [_stdin_text(command, cwd)]
     if any(text is None for text in texts):
         yield _Target(directory, False, ANY_ABOVE)  # cannot read it: it may write anywhere here
         return
@@ -815,7 +818,13 @@ def _patched(command: SimpleCommand) -> Iterator[_Target]:
                 yield _Target(posixpath.join(directory, path.partition("/")[2]), False, ANY_ABOVE)
 
 
-def _read_patch(path: str) -> str | None:
+def _read_patch(path: str, cwd: str | None) -> str | None:
+    """The patch's text as the agent's command would read it (relative to its directory, not
+    the hook's), or None when that cannot be read: the caller fails closed."""
+    if not posixpath.isabs(path):
+        if cwd is None:
+            return None
+        path = posixpath.join(cwd, path)
     try:
         with open(path, "rb") as file:
             return file.read(_MAX_PATCH_BYTES).decode("utf-8", "replace")
@@ -823,14 +832,14 @@ def _read_patch(path: str) -> str | None:
         return None
 
 
-def _stdin_text(command: SimpleCommand) -> str | None:
+def _stdin_text(command: SimpleCommand, cwd: str | None) -> str | None:
     for redirect in command.redirects:
         if redirect.op in ("<<", "<<-"):
             return redirect.body
         if redirect.op == "<<<":
             return redirect.target
         if redirect.op == "<" and not redirect.dynamic:
-            return _read_patch(redirect.target)
+            return _read_patch(redirect.target, cwd)
     return None  # a pipe: unknown
 
 

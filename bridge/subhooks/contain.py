@@ -177,15 +177,17 @@ class Containment:
         self._since, self._after = boot_ticks(), last_pid()
         self._previous = _prctl_subreaper(1)
         read, self._pipe = os.pipe()
+        # A mutant of the fork or of the branch below sends the forked child back into the
+        # caller's code (under mutation testing: into pytest, which forks again): not mutated.
         try:
-            self._watchdog = os.fork()
+            self._watchdog = os.fork()  # pragma: no mutate
         except OSError:
             os.close(read)
             os.close(self._pipe)
             _prctl_subreaper(self._previous)
             raise
-        if self._watchdog == 0:
-            _watch(read, self._pipe, self.token)
+        if self._watchdog == 0:  # pragma: no mutate
+            _watch(read, self._pipe, self.token)  # pragma: no mutate
         os.close(read)
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:

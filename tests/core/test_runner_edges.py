@@ -1,0 +1,225 @@
+"""The sub-hook runner at its edges: what a hook wrote on each stream, the output cap to the
+byte, how long each hook took, output written after the hook exited, and what `_close` lets go
+of. Real processes, in this process (issue 16: each test here kills mutants of runner.py)."""
+
+from __future__ import annotations
+
+import os
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.subhooks import contain, runner
+from bridge.subhooks.runner import Terminated, run_hooks
+from bridge.subhooks.spec import HookSpec
+from bridge.subhooks.verdict import HookRun
+
+
+def hook(command: str | None, timeout: float = 10.0, **extra: Any) -> HookSpec:
+    return HookSpec(
+        event="PreToolUse",
+        name="t",
+        where="test",
+        order=0,
+        command=command,
+        timeout=timeout,
+        **extra,
+    )
+
+
+def env() -> dict[str, str]:
+    return dict(os.environ)
+
+
+def test_stdout_and_stderr_are_kept_apart() -> None:
+    (run,) = run_hooks([hook("printf out; printf err >&2; exit 3")], b"", env(), None)
+    assert (run.exit_code, run.stdout, run.stderr, run.error) == (3, b"out", b"err", None)
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_output_up_to_the_cap_is_kept_and_one_byte_more_fails(stream: str) -> None:
+    redirect = "" if stream == "stdout" else " >&2"
+    exact, over = run_hooks(
+        [hook(f"printf 0123456789{redirect}"), hook(f"printf 0123456789X{redirect}")],
+        b"",
+        env(),
+        None,
+        output_cap=10,
+    )
+    assert (exact.exit_code, exact.error, getattr(exact, stream)) == (0, None, b"0123456789")
+    assert over.exit_code is None
+    assert over.error == f"{stream} exceeded the 10-byte output cap"
+
+
+def test_a_hook_that_timed_out_keeps_what_it_wrote() -> None:
+    (run,) = run_hooks(
+        [hook("printf out; printf err >&2; exec sleep 30", timeout=0.5)], b"", env(), None
+    )
+    assert (run.exit_code, run.stdout, run.stderr) == (None, b"out", b"err")
+    assert run.error == "timed out after 0.5s"
+    assert 500 <= run.duration_ms < 25_000  # killed at its deadline, not when sleep ended
+
+
+def test_each_hook_is_timed_from_the_start_to_its_own_end() -> None:
+    """The quick hook's duration ends when it ended, not when the slow one let the run end."""
+    slow, quick = run_hooks([hook("sleep 1"), hook("true")], b"", env(), None)
+    assert (slow.exit_code, quick.exit_code) == (0, 0)
+    assert 1000 <= slow.duration_ms < 60_000
+    assert 0 < quick.duration_ms < slow.duration_ms
+
+
+def test_output_of_a_child_after_the_hook_exited_is_read_until_its_pipe_closes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The hook closes its stdout and exits; a child still holding stderr writes later. The
+    run waits for that pipe to close (within the grace), and no longer."""
+    monkeypatch.setattr(runner, "EXIT_GRACE", 20.0)
+    script = "exec 1>&-; (sleep 0.3; printf late >&2) & exit 0"
+    (run,) = run_hooks([hook(script, timeout=60)], b"", env(), None)
+    assert (run.exit_code, run.stdout, run.stderr, run.error) == (0, b"", b"late", None)
+    assert run.duration_ms < 15_000  # it ended when stderr closed, not at the end of the grace
+
+
+@pytest.mark.parametrize("with_pidfd", [True, False])
+def test_closing_a_hook_kills_it_and_stops_watching_all_it_had(with_pidfd: bool) -> None:
+    process = subprocess.Popen(
+        ["sleep", "30"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert process.stdin and process.stdout and process.stderr
+    pidfd = runner.open_pidfd(process.pid) if with_pidfd else None
+    try:
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            selector.register(process.stderr, selectors.EVENT_READ)
+            if pidfd is not None:
+                selector.register(pidfd, selectors.EVENT_READ)
+            process.stdin.close()  # as for a hook given no stdin: closed before the others
+            item = runner._Live(
+                hook=hook("sleep 30"),
+                process=process,
+                started=0.0,
+                deadline=0.0,
+                pidfd=pidfd,
+                stdin=b"",
+            )
+            before = time.monotonic()
+            runner._close(selector, item)
+            assert len(selector.get_map()) == 0
+            assert process.stdout.closed and process.stderr.closed
+            assert item.done is True and item.ended >= before
+            assert process.wait() == -signal.SIGKILL
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+        process.kill()
+        process.wait()
+
+
+def test_a_failed_start_is_told_by_the_systems_reason() -> None:
+    missing, nul = run_hooks(
+        [hook("/no/such/prog", args=("a",)), hook("/bin/echo", args=("a\0b",))], b"", env(), None
+    )
+    assert missing == HookRun(
+        exit_code=None,
+        error="could not start '/no/such/prog': No such file or directory",
+    )
+    assert nul == HookRun(exit_code=None, error="could not start '/bin/echo': embedded null byte")
+
+
+def test_hooks_after_one_that_could_not_start_still_run() -> None:
+    failed, ran = run_hooks([hook("/no/such/prog", args=()), hook("printf ran")], b"", env(), None)
+    assert failed.exit_code is None and failed.error is not None
+    assert (ran.exit_code, ran.stdout, ran.error) == (0, b"ran", None)
+
+
+def test_a_hook_without_a_command_runs_an_empty_shell_line() -> None:
+    assert runner.argv_of(hook(None), {}) == ["sh", "-c", ""]
+
+
+def test_containment_is_told_every_hooks_process_group_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """After the start loop, in one call: the pids the hooks themselves report (`$$` of the
+    `sh -c` each runs as), a hook that could not start left out."""
+    calls: list[list[int]] = []
+    told = contain.Containment.started
+
+    def started(self: contain.Containment, pids: Iterable[int]) -> None:
+        calls.append(list(pids))
+        told(self, calls[-1])
+
+    monkeypatch.setattr(contain.Containment, "started", started)
+    runs = run_hooks(
+        [hook("printf $$"), hook("/no/such/prog", args=()), hook("printf $$")], b"", env(), None
+    )
+    assert calls == [[int(runs[0].stdout), int(runs[2].stdout)]]
+
+
+class Escaped(Exception):
+    """SIGTERM reached a handler other than the runner's."""
+
+
+def test_sigterm_while_hooks_run_unwinds_and_kills_them(tmp_path: Path) -> None:
+    """ccbridge told to stop raises, its hooks are killed, and the handler it found is back."""
+
+    def elsewhere(_signum: int, _frame: object) -> None:
+        raise Escaped
+
+    pid_file = tmp_path / "pid"
+    script = f"echo $$ > {pid_file}; kill -TERM {os.getpid()}; exec sleep 30"
+    previous = signal.signal(signal.SIGTERM, elsewhere)
+    try:
+        with pytest.raises(Terminated, match=f"stopped by signal {int(signal.SIGTERM)} while"):
+            run_hooks([hook(script, timeout=20)], b"", env(), None)
+        assert signal.getsignal(signal.SIGTERM) is elsewhere
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    pid = int(pid_file.read_text())
+    for _ in range(100):  # SIGKILL delivery is asynchronous; a survivor stays for good
+        if not Path(f"/proc/{pid}").exists():
+            break
+        time.sleep(0.02)
+    assert not Path(f"/proc/{pid}").exists()
+
+
+def test_hooks_run_from_a_thread_other_than_the_main_one() -> None:
+    """Signal handlers can only be set in the main thread: elsewhere the run goes on without."""
+    results: list[Any] = []
+    worker = threading.Thread(
+        target=lambda: results.append(run_hooks([hook("printf ok")], b"", env(), None))
+    )
+    worker.start()
+    worker.join(30)
+    assert [[(run.exit_code, run.stdout) for run in runs] for runs in results] == [[(0, b"ok")]]
+
+
+@pytest.mark.parametrize("error", [None, "timed out after 1s"])
+def test_a_finished_hook_reports_its_exit_output_and_time_in_milliseconds(
+    error: str | None,
+) -> None:
+    process = subprocess.Popen(["sh", "-c", "exit 4"], start_new_session=True)
+    os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)  # exited, left for _finish to reap
+    item = runner._Live(
+        hook=hook("exit 4"), process=process, started=10.0, deadline=11.0, pidfd=None, stdin=b""
+    )
+    item.out += b"o"
+    item.err += b"e"
+    item.ended, item.error = 12.25, error
+    assert runner._finish(item) == HookRun(
+        exit_code=4 if error is None else None,
+        stdout=b"o",
+        stderr=b"e",
+        duration_ms=2250.0,
+        error=error,
+    )
