@@ -820,16 +820,18 @@ def _patched(command: SimpleCommand, cwd: str | None) -> Iterator[_Target]:
 
 def _read_patch(path: str, cwd: str | None) -> str | None:
     """The patch's text as the agent's command would read it (relative to its directory, not
-    the hook's), or None when that cannot be read: the caller fails closed."""
+    the hook's), or None when that cannot be read whole (missing, or over the size a hook call
+    can afford to read): the caller fails closed."""
     if not posixpath.isabs(path):
         if cwd is None:
             return None
         path = posixpath.join(cwd, path)
     try:
         with open(path, "rb") as file:
-            return file.read(_MAX_PATCH_BYTES).decode("utf-8", "replace")
+            data = file.read(_MAX_PATCH_BYTES + 1)
     except OSError:
         return None
+    return None if len(data) > _MAX_PATCH_BYTES else data.decode("utf-8", "replace")
 
 
 def _stdin_text(command: SimpleCommand, cwd: str | None) -> str | None:

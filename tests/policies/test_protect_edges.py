@@ -373,3 +373,18 @@ def test_a_relative_patch_is_read_where_the_agent_runs_not_where_the_hook_runs(
     # After a `cd` the directory is unknown: an unreadable patch may write anything below.
     moved = Execution.create("Bash", {"command": f"cd sub && {how}"}, cwd=str(agent))
     assert guard(moved) is not None
+
+
+def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
+    """Past the read cap the rest of the patch is unseen: it may name the protected file."""
+    big = tmp_path / "big.patch"
+    pair = "--- a/x\n+++ b/x\n"  # 16 bytes: the cap falls right after a whole line
+    filler = pair * (protect._MAX_PATCH_BYTES // len(pair))
+    big.write_text(filler + "--- a/d/e/f\n+++ b/d/e/f\n", encoding="utf-8")
+    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    execution = Execution.create("Bash", {"command": "git apply big.patch"}, cwd=str(tmp_path))
+    assert guard(execution) is not None
+    small = tmp_path / "small.patch"
+    small.write_text("--- a/x/y\n+++ b/x/y\n", encoding="utf-8")
+    harmless = Execution.create("Bash", {"command": "git apply small.patch"}, cwd=str(tmp_path))
+    assert guard(harmless) is None
