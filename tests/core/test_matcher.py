@@ -4,8 +4,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bridge.subhooks import matcher as matcher_module
 from bridge.subhooks.if_rule import IfRuleError, if_matches
 from bridge.subhooks.matcher import MatcherError, matches
+
+
+@pytest.fixture(autouse=True)
+def no_compiled_matchers() -> None:
+    """Each test compiles its matchers anew: a cache filled by an earlier test (or, under
+    mutation testing, by the unmutated run) would answer for the code under test."""
+    matcher_module._compiled.clear()
 
 
 @pytest.mark.parametrize(
@@ -34,7 +42,7 @@ def test_cc_matcher_rules(matcher: str | None, tool: str, hit: bool) -> None:
 
 
 def test_bad_regex_is_an_error() -> None:
-    with pytest.raises(MatcherError):
+    with pytest.raises(MatcherError, match=r"matcher 'Edit\(\[' is not a valid regular exp"):
         matches("Edit([", "Edit")
 
 
