@@ -91,6 +91,18 @@ WRITERS = frozenset(
 _COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
 _MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
 _RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
+# Options that take the next word as their value. A value option missing here only makes its
+# value a source (more is judged); a flag wrongly here would hide the destination after it.
+_COPY_VALUES = frozenset({"-t", "-S", "--target-directory", "--suffix"})  # cp, mv, ln
+_INSTALL_VALUES = (
+    _COPY_VALUES | {"-m", "-o", "-g", "--mode", "--owner", "--group"} | {"--strip-program"}
+)
+_RSYNC_VALUES = frozenset(
+    {"-e", "-f", "-B", "-T", "-M", "--rsh", "--filter", "--block-size", "--temp-dir"}
+    | {"--remote-option", "--exclude", "--include", "--exclude-from", "--include-from"}
+    | {"--files-from", "--log-file", "--partial-dir", "--backup-dir", "--suffix", "--chmod"}
+    | {"--chown", "--rsync-path", "--compare-dest", "--copy-dest", "--link-dest"}
+)
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".z", ".Z")
 # Commands whose words are only read or printed: an unresolvable word in them writes nothing.
 _READERS = frozenset(
@@ -677,7 +689,7 @@ def _operand_indexes(argv: tuple[str, ...], with_value: frozenset[str]) -> list[
     out: list[int] = []
     i = 1
     while i < len(argv):
-        j = skip_options(argv, i, with_value)
+        j = min(skip_options(argv, i, with_value), len(argv))  # `cp x -t`: -t has no value
         if j > i and argv[j - 1] == "--":
             out += range(j, len(argv))
             break
@@ -689,27 +701,51 @@ def _operand_indexes(argv: tuple[str, ...], with_value: frozenset[str]) -> list[
 
 def _copied(command: SimpleCommand) -> Iterator[_Target]:
     """cp/mv/ln/install/rsync: sources, the destination and what lands in it."""
-    argv, dynamic, moved = command.argv, command.dynamic, command.name in _MOVERS
-    values = frozenset({"-t", "-S", "--target-directory", "--suffix", "-m", "-o", "-g", "-e"})
+    argv, dynamic, name = command.argv, command.dynamic, command.name
+    values = {"rsync": _RSYNC_VALUES, "install": _INSTALL_VALUES}.get(name, _COPY_VALUES)
     operands = _operand_indexes(argv, values)
     flags = [w for w in argv[1:] if w.startswith("-")]
     short = "".join(w[1:] for w in flags if not w.startswith("--"))
     recursive = bool(set(flags) & _RECURSIVE) or bool(set(short) & {"r", "R", "a"})
-    into = [i + 1 for i, w in enumerate(argv[:-1]) if w == "-t"]
-    into += [i for i, w in enumerate(argv) if w.startswith("--target-directory=")]
-    dest = into[0] if into else operands.pop() if len(operands) > 1 else -1
-    moved = moved or "--remove-source-files" in flags
+    into = _target_directories(argv, values)  # (none for rsync: its `-t` is --times)
+    if not into and len(operands) > 1:  # `ln -s target` links into here; `cp x` is an error
+        last = operands.pop()
+        into = [(last, argv[last])]
+    moved = name in _MOVERS or "--remove-source-files" in flags
     if moved:  # sources moved away or linked to (a copy only reads them)
         yield from (_Target(argv[i], i in dynamic) for i in operands)
-    if dest < 0:  # `ln -s target` links into here; `cp x` alone is an error
-        return
-    base = argv[dest].split("=", 1)[-1] if dest in into else argv[dest]
     whole = "T" in short or "--no-target-directory" in flags  # the destination is replaced
-    yield _Target(base, dest in dynamic, ANY_ABOVE if whole else PARENT_ABOVE)
     reach = ANY_ABOVE if recursive or moved else NOT_ABOVE
-    for i in operands:  # `cp x dir/` writes dir/x; `cp -r dir/. .` writes into `.` itself
-        landed = posixpath.join(base, posixpath.basename(argv[i]))
-        yield _Target(landed, i in dynamic or dest in dynamic, reach)
+    for dest, base in into:
+        yield _Target(base, dest in dynamic, ANY_ABOVE if whole else PARENT_ABOVE)
+        for i in operands:  # `cp x dir/` writes dir/x; `cp -r dir/. .` writes into `.` itself
+            landed = posixpath.join(base, posixpath.basename(argv[i]))
+            yield _Target(landed, i in dynamic or dest in dynamic, reach)
+
+
+def _target_directories(argv: tuple[str, ...], values: frozenset[str]) -> list[tuple[int, str]]:
+    """Where `-t D`, `-tD`, `-vt D`, `--target-directory D` or `=D` (or an abbreviation such as
+    `--target=D`, which getopt accepts) put the files: the index of the word holding D, and D.
+    In a cluster the first letter that takes a value ends it (`-otom`: owner `tom`)."""
+    out = []
+    for i, word in enumerate(argv[1:], 1):
+        if word == "--":
+            break
+        option, _, value = word.partition("=")
+        if option.startswith("--"):
+            if len(option) > 2 and "--target-directory".startswith(option):
+                out += _value_of(argv, i, value)  # ("" without a `=`)
+            continue
+        for k in range(1, len(word) if word.startswith("-") else 0):
+            if "-" + word[k] in values:
+                out += _value_of(argv, i, word[k + 1 :]) if word[k] == "t" else []
+                break
+    return out
+
+
+def _value_of(argv: tuple[str, ...], i: int, attached: str) -> list[tuple[int, str]]:
+    """The value of the option at `i`: the part `attached` to it, else the next word."""
+    return [(i, attached)] if attached else [(i + 1, w) for w in argv[i + 1 : i + 2]]
 
 
 def _found(command: SimpleCommand) -> Iterator[_Target]:
@@ -717,7 +753,9 @@ def _found(command: SimpleCommand) -> Iterator[_Target]:
     if not _writes_files(command):
         return
     argv = command.argv
-    i = skip_options(argv, 1, frozenset({"-D", "-O"}))
+    i = 1  # past find's own options (`-H`, `-L`, `-P`, `-D debug`, `-O3`), not the expression's
+    while i < len(argv) and (argv[i] in ("-H", "-L", "-P", "-D") or argv[i][:2] == "-O"):
+        i += 2 if argv[i] in ("-D", "-O") else 1
     starts = []
     while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
         starts.append(i)
@@ -761,8 +799,9 @@ def _extracted(command: SimpleCommand) -> Iterator[_Target]:
         return
     else:
         directory = None
-    index = argv.index(directory) if directory in argv else -1
-    yield _Target(directory or ".", index in command.dynamic or "$" in (directory or ""), ANY_ABOVE)
+    # The word holding the directory (`-C D`, or `-CD`, `-oD`) is dynamic if it is `$x`, `` `x` ``
+    holders = [k for k, w in enumerate(argv) if k and directory and w.endswith(directory)]
+    yield _Target(directory or ".", bool(command.dynamic.intersection(holders)), ANY_ABOVE)
 
 
 def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None:
@@ -799,13 +838,18 @@ def _patched(command: SimpleCommand, cwd: str | None) -> Iterator[_Target]:
     directory = _option_value(argv, ("-d", "--directory")) or "."
     operands = [w for w in argv[(i + 1 if name == "git" else 1) :] if not w.startswith("-")]
     patch_file = _option_value(argv, ("-i", "--input"))
-    if name == "patch":  # patch [origfile [patchfile]]
-        yield from (_Target(w, False, ANY_ABOVE) for w in operands[:1])
+    if name == "patch":  # patch [origfile [patchfile]], in `-d DIR` when given
+        # Any word may be the file it writes: the origfile, or after an option's value
+        # (`-p 1 FILE`); and `-o FILE` writes there.
+        output = _option_value(argv, ("-o", "--output"))
+        for word in [*operands, *([output] if output else [])]:
+            for path in dict.fromkeys((word, posixpath.normpath(posixpath.join(directory, word)))):
+                yield _Target(path, False, ANY_ABOVE)
         patch_file = patch_file or (operands[1] if len(operands) > 1 else None)
-        sources = [patch_file] if patch_file else []
+        sources = [posixpath.join(directory, patch_file)] if patch_file else []
     else:
-        sources = operands
-    texts = [_read_patch(posixpath.join(directory, s), cwd) for s in sources]
+        sources = operands  # read where git runs: `--directory` prefixes the paths inside
+    texts = [_read_patch(source, cwd) for source in sources]
     if not sources:
         texts = [_stdin_text(command, cwd)]
     if any(text is None for text in texts):
@@ -851,12 +895,19 @@ def _script_outputs(command: SimpleCommand) -> Iterator[_Target]:
     if name == "sed":
         for text in command.argv[1:]:
             yield from (_Target(m[1], "$" in m[1], NOT_ABOVE) for m in _SED_WRITE.finditer(text))
-    elif name in ("awk", "gawk", "mawk", "nawk", "busybox"):
-        inplace = any(a == "-i" and b == "inplace" for a, b in pairwise(command.argv))
-        i = skip_options(command.argv, 1, frozenset({"-f", "-v", "-F", "-i", "-l", "-e"}))
-        for found in _AWK_OUTPUT.finditer(command.argv[i] if i < len(command.argv) else ""):
-            literal = found[2]
-            yield _Target(literal if literal is not None else found[1], literal is None, NOT_ABOVE)
+    elif name in ("awk", "gawk", "mawk", "nawk"):  # (`busybox awk` is unwrapped to awk)
+        argv = command.argv
+        included = [b for a, b in pairwise(argv) if a in ("-i", "--include")]
+        included += [w[2:] for w in argv if w.startswith("-i")]  # `-iinplace`
+        included += [w[10:] for w in argv if w.startswith("--include=")]
+        inplace = bool({"inplace", "inplace.awk"} & set(included))
+        # Every word: the program is the first operand, or the value of gawk's `-e`/`--source`
+        # (`-e PROG`, `--source=PROG`); a file whose name reads like a redirection costs a denial.
+        for text in command.argv[1:]:
+            for found in _AWK_OUTPUT.finditer(text):
+                literal = found[2]
+                written = literal if literal is not None else found[1]
+                yield _Target(written, literal is None, NOT_ABOVE)
         if inplace:
             yield from (_Target(w, k in command.dynamic) for k, w in enumerate(command.argv))
 

@@ -63,6 +63,8 @@ def denied(command: str) -> str:
         ("cp -R e d", "d/e"),
         ("cp -a e d", "d/e"),
         ("cp -rf e d", "d/e"),
+        ("cp -Rf e d", "d/e"),
+        ("cp -af e d", "d/e"),
         ("cp --recursive e d", "d/e"),
         ("cp --archive e d", "d/e"),
         ("mv d /tmp/x", "d"),  # moved away
@@ -162,6 +164,11 @@ def test_listing_or_extracting_elsewhere_passes(command: str) -> None:
     [
         "find d -delete",
         "find -delete",  # from here
+        "find -name f -delete",  # from here too: -name starts the expression
+        "find -type f -delete",
+        "find -L -maxdepth 9 -name f -delete",
+        "find -O3 -name f -delete",
+        "find . -name 'f*' -delete",  # a pattern that fits the protected name
         "find . -name f -delete",
         "find . -name e -delete",  # a directory on the way: all below it goes
         "find . -iname f -delete",
@@ -388,3 +395,663 @@ def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
     small.write_text("--- a/x/y\n+++ b/x/y\n", encoding="utf-8")
     harmless = Execution.create("Bash", {"command": "git apply small.patch"}, cwd=str(tmp_path))
     assert guard(harmless) is None
+
+
+T = protect._Target
+PARENT, ANY = protect.PARENT_ABOVE, protect.ANY_ABOVE
+
+
+def written(command: str) -> list[protect._Target]:
+    """What the guard reads as written by a one-command line, in order."""
+    script = protect.parse(command)
+    assert not isinstance(script, protect.Unparseable)
+    (parsed,) = script.commands()
+    return list(protect._written(parsed, "/p"))
+
+
+@pytest.mark.parametrize(
+    ("argv", "values", "operands"),
+    [
+        (("cp", "-f", "x", "-S", "e", "d"), {"-S"}, [2, 5]),  # options after an operand too
+        (("cp", "-f", "--", "-x", "-y", "d"), set(), [3, 4, 5]),  # after `--` all are operands
+        (("cp", "--", "x", "d"), set(), [2, 3]),
+        (("cp", "x", "-f"), set(), [1]),
+        (("cp", "x", "-t"), {"-t"}, [1]),  # a value option with no value left
+        (("cp",), set(), []),
+    ],
+)
+def test_operands_are_the_words_that_are_no_option_or_value(
+    argv: tuple[str, ...], values: set[str], operands: list[int]
+) -> None:
+    assert protect._operand_indexes(argv, frozenset(values)) == operands
+
+
+@pytest.mark.parametrize(
+    ("command", "targets"),
+    [
+        ("cp -t d x", [T("d", False, PARENT), T("d/x", False, 0)]),
+        ("cp -vt d x", [T("d", False, PARENT), T("d/x", False, 0)]),  # -t ends a cluster
+        ("cp -td x", [T("d", False, PARENT), T("d/x", False, 0)]),  # its value attached
+        ("cp --target-directory d x", [T("d", False, PARENT), T("d/x", False, 0)]),
+        ("cp --target=d x", [T("d", False, PARENT), T("d/x", False, 0)]),  # abbreviated
+        # An abbreviation is no known value option: its value is taken for a source as well.
+        ("cp --t d x", [T("d", False, PARENT), T("d/d", False, 0), T("d/x", False, 0)]),
+        (
+            "cp -t d -t e x",
+            [T("d", False, PARENT), T("d/x", False, 0), T("e", False, PARENT), T("e/x", False, 0)],
+        ),
+        ("cp -- -t d x", [T("x", False, PARENT), T("x/-t", False, 0), T("x/d", False, 0)]),
+        ("cp -S t x d", [T("d", False, PARENT), T("d/x", False, 0)]),  # t: the suffix
+        ("cp -St x d", [T("d", False, PARENT), T("d/x", False, 0)]),
+        ("install -otom x d", [T("d", False, PARENT), T("d/x", False, 0)]),  # owner tom
+        ("cp x -t", []),
+        ("cp a", []),
+        ("ln -s a", [T("a", False, ANY)]),  # linked to from here
+        ("mv a b", [T("a", False, ANY), T("b", False, PARENT), T("b/a", False, ANY)]),
+        ("cp -T a b", [T("b", False, ANY), T("b/a", False, 0)]),
+        ("cp -r a b", [T("b", False, PARENT), T("b/a", False, ANY)]),
+        ("cp $S d", [T("d", False, PARENT), T("d/$S", True, 0)]),
+        ("cp x $D", [T("$D", True, PARENT), T("$D/x", True, 0)]),
+        ("mv $S d", [T("$S", True, ANY), T("d", False, PARENT), T("d/$S", True, ANY)]),
+        ("rsync -t a b", [T("b", False, PARENT), T("b/a", False, 0)]),  # -t: --times
+        (
+            "rsync --remove-source-files a b",
+            [T("a", False, ANY), T("b", False, PARENT), T("b/a", False, ANY)],
+        ),
+        ("install -m 600 -o u -g g x d", [T("d", False, PARENT), T("d/x", False, 0)]),
+    ],
+)
+def test_what_copies_and_moves_write(command: str, targets: list[protect._Target]) -> None:
+    assert written(command) == targets
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp --target-directory d/e x",
+        "cp --target-dir d/e x",
+        "cp --target=d/e x",
+        "cp -vt d/e x",
+        "cp -td/e x",
+        "mv --target-directory d/e x",
+        "install -vt d/e x",
+        "install -otom x d/e",  # the t of the owner's name is no -t
+        "rsync -avt x d/e",  # rsync's -t, -o, -g, -m take no value: d/e is the destination
+        "rsync -ao x d/e",
+        "rsync -g x d/e",
+        "rsync -m x d/e",
+    ],
+)
+def test_every_spelling_of_the_target_directory_is_seen(command: str) -> None:
+    """Each of these wrote into d/e unseen before: GNU getopt takes `--target-directory D`,
+    `-vtD`, `-tD` and abbreviations alike, and rsync's `-t` is `--times`."""
+    assert denied(command) == (
+        f"protected path: `{command}` may write to d/e, which matches protected '/p/d/e/f'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "option"),
+    [
+        *(("cp", option) for option in ("-S", "--suffix")),
+        *(
+            ("install", option)
+            for option in ("-S", "--suffix", "-m", "-o", "-g", "--mode", "--owner", "--group")
+        ),
+        ("install", "--strip-program"),
+        *(
+            ("rsync", option)
+            for option in ("-e", "-f", "-B", "-T", "-M", "--rsh", "--filter", "--block-size")
+        ),
+        *(
+            ("rsync", option)
+            for option in ("--temp-dir", "--remote-option", "--exclude", "--include")
+        ),
+        *(
+            ("rsync", option)
+            for option in ("--exclude-from", "--include-from", "--files-from", "--log-file")
+        ),
+        *(
+            ("rsync", option)
+            for option in ("--partial-dir", "--backup-dir", "--suffix", "--chmod", "--chown")
+        ),
+        *(
+            ("rsync", option)
+            for option in ("--rsync-path", "--compare-dest", "--copy-dest", "--link-dest")
+        ),
+    ],
+)
+def test_the_value_of_an_option_is_no_destination(name: str, option: str) -> None:
+    assert judged(f"{name} x /tmp {option} d/e") is None
+
+
+def test_an_option_missing_its_value_is_no_crash() -> None:
+    assert judged("cp x -t") is None
+
+
+@pytest.mark.parametrize(
+    ("command", "target"),
+    [
+        ("sed 'w d/e/f'", "d/e/f"),  # the script is the first word
+        ("gawk -e '{print > \"d/e/f\"}'", "d/e/f"),  # the program as an option's value
+        ("gawk --source='{print > \"d/e/f\"}'", "d/e/f"),
+        ("mawk '{print > \"d/e/f\"}' in", "d/e/f"),
+        ("nawk '{print > \"d/e/f\"}' in", "d/e/f"),
+        ("busybox awk '{print > \"d/e/f\"}' in", "d/e/f"),
+        ("awk -F : '{print > \"d/e/f\"}' in", "d/e/f"),
+        ("gawk -iinplace '{print}' d/e/f", "d/e/f"),
+        ("gawk -i inplace.awk '{print}' d/e/f", "d/e/f"),
+        ("gawk --include inplace '{print}' d/e/f", "d/e/f"),
+        ("gawk --include=inplace '{print}' d/e/f", "d/e/f"),
+    ],
+)
+def test_every_place_of_a_script_is_read(command: str, target: str) -> None:
+    reason = denied(command)
+    assert reason.endswith(f"` may write to {target}, which matches protected '/p/d/e/f'")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sed -n 'w d/e' in",  # a file written: nothing below it
+        "awk '{print > \"d/e\"}' in",
+        "gawk -ilib '{print}' d/e/f",
+        "gawk --include=lib '{print}' d/e/f",
+    ],
+)
+def test_a_script_writes_only_the_file_it_names(command: str) -> None:
+    assert judged(command) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find \\( -name f \\) -delete",  # no starting point: from here
+        "find ')' -delete",
+        "find , -delete",
+        "find . -name g -or -name h -delete",
+        "find . -name g , -delete",
+        "find . -wholename x -name g -delete",
+        "find . -regex x -name g -delete",
+        "find . -ipath x -name g -delete",
+        "ar x",
+    ],
+)
+def test_what_reaches_the_protected_file_from_here(command: str) -> None:
+    assert " may write to " in denied(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find -name g -delete",  # from here, but only names like g
+        "tar --xattrs -cf /tmp/a.tar x",  # a long option's letters are no mode
+        "tar -cf /tmp/a.tar ax",  # nor are a file's
+        "7z x a.7z -oxd",
+        "tar -xf a.tar --directory=d=x",  # everything after the first `=` is the value
+        "tar -xf a.tar --directory=x=d",
+    ],
+)
+def test_what_stays_away_from_the_protected_file_passes(command: str) -> None:
+    assert judged(command) is None
+
+
+@pytest.mark.parametrize(
+    ("command", "unknown"),
+    [
+        ("find $D -delete", "$D"),
+        ("7z x a.7z -o$D", "$D"),  # the value inside an option's word
+        ("tar -xf a.tar -C `echo d`", "`echo d`"),
+        ("7z x a.7z -o`echo d`", "`echo d`"),  # computed where it runs, glued to its option
+        ("tar -xf '`echo d`' -C `echo d`", "`echo d`"),  # a quoted look-alike before it
+        ("tar -xf a.tar -C`echo d`", "`echo d`"),
+        ('sed -n "w $F" in', "$F"),
+    ],
+)
+def test_a_target_known_only_when_the_command_runs_is_denied(command: str, unknown: str) -> None:
+    shown = command.replace('"', "").replace("'", "")  # shown as parsed: quotes removed
+    assert strict(command) == (
+        f"ccbridge self-protection: cannot tell what `{shown}` writes: {unknown} is only known "
+        "when the command runs"
+    )
+
+
+def test_a_quoted_backtick_is_a_plain_character() -> None:
+    assert strict("tar -xf a.tar -C 'x`y'") is None
+
+
+def test_a_state_name_is_looked_for_in_the_words_not_across_them() -> None:
+    """The line's words are joined without adding anything a name could be found in."""
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/s/XX", env={})
+    execution = Execution.create("Bash", {"command": "make $X <in; true"}, cwd="/w")
+    assert guard(execution) is None
+
+
+@pytest.mark.parametrize(
+    ("command", "targets"),
+    [
+        ("cp -- x", []),  # after `--` nothing is a target directory
+        ("cp -t d -- x", [T("d", False, PARENT), T("d/x", False, 0)]),
+        (
+            "cp -t d --target-directory=e x",
+            [T("d", False, PARENT), T("d/x", False, 0), T("e", False, PARENT), T("e/x", False, 0)],
+        ),
+        ("cp x --target-directory d", [T("d", False, PARENT), T("d/x", False, 0)]),
+        ("cp -tdist x", [T("dist", False, PARENT), T("dist/x", False, 0)]),  # the first t
+        ("cp --preserve=mode -t d x", [T("d", False, PARENT), T("d/x", False, 0)]),
+        ("cp at d", [T("d", False, PARENT), T("d/at", False, 0)]),  # an operand's t: no -t
+        ("cp --target-directory $D x", [T("$D", True, PARENT), T("$D/x", True, 0)]),
+        ("cp -t $D x", [T("$D", True, PARENT), T("$D/x", True, 0)]),
+    ],
+)
+def test_what_lands_in_a_target_directory(command: str, targets: list[protect._Target]) -> None:
+    assert written(command) == targets
+
+
+# The environment the agent's commands run in, as the hook is told it.
+ENV = {"PWD": "/p", "OLDPWD": "/tmp", "X": "/tmp"}
+
+
+def strict_in_env(command: str) -> str | None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/st", env=ENV)
+    return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+
+
+@pytest.mark.parametrize(
+    ("command", "unknown"),
+    [
+        ("read X; cp s.json $X", "$X"),  # the line sets X: the environment's value is stale
+        ("cp s.json $OLDPWD", "$OLDPWD"),  # whatever directory the agent was in before
+        ("cd /q && cp s.json $PWD", "$PWD"),  # after a `cd`: not where the command started
+    ],
+)
+def test_a_variable_the_hook_cannot_know_is_unknown(command: str, unknown: str) -> None:
+    assert strict_in_env(command) == (
+        f"ccbridge self-protection: cannot tell what `cp s.json {unknown}` writes: {unknown} is "
+        "only known when the command runs"
+    )
+
+
+def test_pwd_is_where_the_agent_runs_not_the_environment_of_the_hook() -> None:
+    assert strict_in_env("cp s.json $PWD") is None  # /w/s.json: not the protected /p/s.json
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -c a=b checkout -- d/e/f",  # global options and their values come first
+        "git --git-dir .git checkout -- d/e/f",
+        "git --work-tree w checkout -- d/e/f",
+    ],
+)
+def test_git_global_options_do_not_hide_the_subcommand(command: str) -> None:
+    assert " may write to " in denied(command)
+
+
+@pytest.mark.parametrize("command", ["git", "git -C /p", "patch"])
+def test_git_or_patch_without_a_subcommand_or_operand(command: str) -> None:
+    # `patch` alone reads its patch from the terminal: what it writes is unknown.
+    assert (judged(command) is None) is (command != "patch")
+
+
+def test_a_tab_stripped_here_document_is_read_as_the_patch() -> None:
+    assert judged("patch -p1 <<-EOF\n\t+++ b/x/y\n\tEOF") is None
+
+
+@pytest.mark.parametrize("how", ["git apply x.patch", "patch -p1 < x.patch"])
+def test_a_relative_harmless_patch_where_the_agent_runs_passes(tmp_path: Path, how: str) -> None:
+    (tmp_path / "x.patch").write_text("--- a/x/y\n+++ b/x/y\n", encoding="utf-8")
+    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    assert guard(Execution.create("Bash", {"command": how}, cwd=str(tmp_path))) is None
+
+
+def test_a_patch_of_exactly_the_read_cap_is_read_whole(tmp_path: Path) -> None:
+    header = "--- a/x/y\n+++ b/x/y\n"  # then one long context line up to the cap
+    filler = " " * (protect._MAX_PATCH_BYTES - len(header))
+    (tmp_path / "x.patch").write_text(header + filler, encoding="utf-8")
+    assert (tmp_path / "x.patch").stat().st_size == protect._MAX_PATCH_BYTES
+    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    execution = Execution.create("Bash", {"command": "git apply x.patch"}, cwd=str(tmp_path))
+    assert guard(execution) is None
+
+
+def written_in(command: str, cwd: str) -> list[protect._Target]:
+    script = protect.parse(command)
+    assert not isinstance(script, protect.Unparseable)
+    (parsed,) = script.commands()
+    return list(protect._written(parsed, cwd))
+
+
+@pytest.mark.parametrize(
+    ("command", "targets"),
+    [
+        ("git clean -fd", [T(".", False, ANY)]),
+        ("git clean -f x", [T("x", False, ANY)]),
+        ("git checkout -- x", [T("x", False, ANY)]),
+        ("git apply --check x.patch", []),
+        ("patch --dry-run x", []),
+        # The patch's paths, as written and without their first component (`-p1`).
+        ("git apply <<EOF\n+++ b/x/y\nEOF", [T("./b/x/y", False, ANY), T("./x/y", False, ANY)]),
+        (
+            "git apply <<EOF\n--- /dev/null\n+++ b/x\nEOF",
+            [T("./b/x", False, ANY), T("./x", False, ANY)],
+        ),
+        (
+            "git apply --directory=d <<EOF\n+++ b/x\nEOF",
+            [T("d/b/x", False, ANY), T("d/x", False, ANY)],
+        ),
+        (
+            "patch -n <<EOF\n+++ b/x\nEOF",
+            [T("./b/x", False, ANY), T("./x", False, ANY)],
+        ),  # --normal
+        ("patch -p1 <<EOF\n+++ b/x\nEOF", [T("./b/x", False, ANY), T("./x", False, ANY)]),
+        (
+            "patch x.c <<EOF\n+++ b/x\nEOF",
+            [T("x.c", False, ANY), T("./b/x", False, ANY), T("./x", False, ANY)],
+        ),
+        (
+            "patch -d d <<EOF\n+++ b/x\nEOF",  # (the value d is taken for a file as well)
+            [
+                T("d", False, ANY),
+                T("d/d", False, ANY),
+                T("d/b/x", False, ANY),
+                T("d/x", False, ANY),
+            ],
+        ),
+        ("patch -i p.diff", [T("p.diff", False, ANY), T(".", False, ANY)]),  # unread: all of .
+    ],
+)
+def test_what_git_and_patch_write(command: str, targets: list[protect._Target]) -> None:
+    assert written(command) == targets
+
+
+@pytest.mark.parametrize(
+    ("command", "targets"),
+    [
+        (
+            "patch -i p.diff",
+            [T("p.diff", False, ANY), T("./b/x", False, ANY), T("./x", False, ANY)],
+        ),
+        ("patch --input=p.diff", [T("./b/x", False, ANY), T("./x", False, ANY)]),
+        (
+            "patch x.c p.diff",
+            [
+                T("x.c", False, ANY),
+                T("p.diff", False, ANY),
+                T("./b/x", False, ANY),
+                T("./x", False, ANY),
+            ],
+        ),
+        ("git apply p.diff", [T("./b/x", False, ANY), T("./x", False, ANY)]),
+        # git reads the patch where it runs; --directory only prefixes the paths in it
+        ("git apply --directory=d p.diff", [T("d/b/x", False, ANY), T("d/x", False, ANY)]),
+    ],
+)
+def test_what_a_patch_file_makes_them_write(
+    tmp_path: Path, command: str, targets: list[protect._Target]
+) -> None:
+    (tmp_path / "p.diff").write_text("+++ b/x\n", encoding="utf-8")
+    assert written_in(command, str(tmp_path)) == targets
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "patch --directory=d/e f < p.diff",  # the file named is in the `-d` directory
+        "patch -dd/e f < p.diff",
+        "patch -p 1 d/e/f < p.diff",  # after an option's value
+        "patch -od/e/f x < p.diff",  # the output file
+        "patch --output=d/e/f x < p.diff",
+    ],
+)
+def test_patch_writes_the_file_it_is_given_wherever_it_stands(tmp_path: Path, command: str) -> None:
+    """Each of these wrote the protected file unseen before (the patch itself is harmless; the
+    protected file, read as a patch, names nothing)."""
+    (tmp_path / "p.diff").write_text("--- a/x\n+++ b/x\n", encoding="utf-8")
+    (tmp_path / "d" / "e").mkdir(parents=True)
+    (tmp_path / "d" / "e" / "f").write_text("{}\n", encoding="utf-8")
+    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    reason = guard(Execution.create("Bash", {"command": command}, cwd=str(tmp_path)))
+    assert reason is not None and " may write to " in reason
+
+
+def test_git_reads_a_relative_patch_where_it_runs_not_in_its_directory_option(
+    tmp_path: Path,
+) -> None:
+    """--directory prefixes the paths in the patch; the patch file is read where git runs."""
+    (tmp_path / "x.patch").write_text("+++ b/.claude/settings.json\n", encoding="utf-8")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "x.patch").write_text("+++ b/x\n", encoding="utf-8")  # a decoy
+    guard = protect.protected_paths_guard(["**/.claude/settings*.json"])
+    command = "git apply --directory=a x.patch"
+    reason = guard(Execution.create("Bash", {"command": command}, cwd=str(tmp_path)))
+    assert reason == (
+        f"protected path: `{command}` may write to a/b/.claude/settings.json, which matches "
+        "protected '**/.claude/settings*.json'"
+    )
+
+
+def test_a_shell_command_in_inline_code_is_judged_as_a_command() -> None:
+    command = "python3 -c \"import os; os.system('cp x /p/s.json')\""
+    assert strict(command) == (
+        "ccbridge self-protection: `cp x /p/s.json` may write to /p/s.json, which matches "
+        "protected '/p/s.json'"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "targets"),
+    [
+        ("find -delete", [T(".", False, ANY)]),
+        ("find -name g -delete", [T(".", False, ANY, ("g",))]),
+        ("find -H -O3 -D tree d -delete", [T("d", False, ANY)]),
+        ("find -P d -delete", [T("d", False, ANY)]),
+        ("find -D -delete", [T(".", False, ANY)]),  # (-delete as -D's value: all words used)
+        ("find d -name g -delete", [T("d", False, ANY, ("g",))]),
+        ("find $D -delete", [T("$D", True, ANY)]),
+        ("tar -xf a.tar", [T(".", False, ANY)]),
+        ("tar -xf a.tar -C d", [T("d", False, ANY)]),
+        ("tar -xf a.tar -C $D", [T("$D", True, ANY)]),
+        ("tar -xf $A -C d", [T("d", False, ANY)]),  # another word's expansion: not the directory
+        ("7z x a.7z -o$D", [T("$D", True, ANY)]),
+        ("ar x lib.a", [T(".", False, ANY)]),
+        ("sed -n 'w x' in", [T("x", False, 0)]),
+        ('sed -n "w $F" in', [T("$F", True, 0)]),
+        ("awk '{print > \"x\"}' in", [T("x", False, 0)]),
+        ("awk '{print > x}' in", [T("x", True, 0)]),  # an awk variable: known when it runs
+        ("gawk -i inplace 1 $F", [T(w, w == "$F") for w in ("gawk", "-i", "inplace", "1", "$F")]),
+    ],
+)
+def test_what_finds_archives_and_scripts_write(
+    command: str, targets: list[protect._Target]
+) -> None:
+    assert written(command) == targets
+
+
+def test_inline_code_that_is_no_shell_is_not_judged_as_shell() -> None:
+    assert isinstance(protect.parse("a = (1"), protect.Unparseable)
+    assert strict("python3 -c 'a = (1'") is None
+
+
+def test_patch_reads_its_input_in_its_directory(tmp_path: Path) -> None:
+    """`patch -d DIR` changes to DIR first: `-i FILE` is read there."""
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "p.diff").write_text("+++ b/x\n", encoding="utf-8")
+    assert written_in("patch -d d -i p.diff", str(tmp_path)) == [
+        T("d", False, ANY),  # (option values are taken for files as well)
+        T("d/d", False, ANY),
+        T("p.diff", False, ANY),
+        T("d/p.diff", False, ANY),
+        T("d/b/x", False, ANY),
+        T("d/x", False, ANY),
+    ]
+
+
+RUNS = (
+    "runs ccbridge itself; the agent may not run `ccbridge run`, `explain`, `install` or "
+    "`uninstall` (they could forge hook events or rewrite the registration)"
+)
+XARGS = (
+    "xargs hands it arguments that are only known when the command runs (name the files instead)"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["ccbridge run", "python3 -m bridge.foo", "python3 /opt/bin/ccbridge"],
+)
+def test_running_ccbridge_is_denied(command: str) -> None:
+    assert strict(command) == f"ccbridge self-protection: `{command}` {RUNS}"
+
+
+def test_running_a_file_of_the_package_is_running_ccbridge() -> None:
+    command = f"python3 {protect._PACKAGE}/main.py"
+    assert strict(command) == f"ccbridge self-protection: `{command}` {RUNS}"
+
+
+@pytest.mark.parametrize("command", ["ls | xargs rm", "ls | xargs python3"])
+def test_a_writer_or_interpreter_fed_by_xargs_is_denied(command: str) -> None:
+    reason = strict(command)
+    assert reason is not None and reason.endswith(XARGS)
+
+
+NAMED = protect.self_protection_guard(
+    ["/p/s.json"], [], "/st", env={"C": "/opt/ccbridge", "L": "ls", "G": "/bin/l*"}
+)
+
+
+def named(command: str, cwd: str = "/w") -> str | None:
+    return NAMED(Execution.create("Bash", {"command": command}, cwd=cwd))
+
+
+def test_a_command_name_from_the_environment_is_put_in() -> None:
+    assert (
+        named("$C run") == "ccbridge self-protection: `$C run` runs ccbridge itself (/opt/ccbridge)"
+    )
+    assert named("$L -la") is None
+    assert named("$G") == (
+        "ccbridge self-protection: cannot tell what `$G` runs: the command name $G is only "
+        "known when it runs"
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "word"),
+    [
+        ("cat x", "x"),  # a plain name, relative to a directory inside the state
+        ("cat -n x", "x"),  # options are skipped
+    ],
+)
+def test_words_are_read_where_the_command_runs(command: str, word: str) -> None:
+    assert named(command, cwd="/st") == (
+        f"ccbridge self-protection: `{command}` names {word}, inside ccbridge's state '/st', "
+        "which the agent may not touch"
+    )
+
+
+def test_a_redirection_names_a_state_path() -> None:
+    assert strict("cat < /st/x") == (
+        "ccbridge self-protection: `cat` names /st/x, inside ccbridge's state '/st', which the "
+        "agent may not touch"
+    )
+
+
+def test_after_a_cd_a_relative_path_may_end_in_the_state() -> None:
+    assert strict("cd /tmp && cat st/x") == (
+        "ccbridge self-protection: `cat st/x` names st/x, inside ccbridge's state '/st', which "
+        "the agent may not touch"
+    )
+
+
+def test_a_glob_is_expanded_to_the_state_it_names(tmp_path: Path) -> None:
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "x").write_text("", encoding="utf-8")
+    guard = protect.self_protection_guard(["/p/s.json"], [], str(tmp_path / "state"), env={})
+    command = f"cat {tmp_path}/sta*/x"
+    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert reason is not None and " inside ccbridge's state " in reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git log $R -- .claude",  # git commands that only read
+        "git -C /tmp log $R .claude",
+        "git -c a=b log $R .claude",
+        "git --git-dir /tmp/g log $R .claude",
+        "git --work-tree /tmp/w log $R .claude",
+        "git",
+        "cat $Y .claude",  # and commands that only read
+        "X=$Y; echo .claude",  # an assignment alone runs nothing
+        "make '$Y' .claude",  # a quoted `$` is a plain character
+    ],
+)
+def test_an_unknown_word_in_a_reading_command_passes(command: str) -> None:
+    assert strict(command) is None
+
+
+@pytest.mark.parametrize("command", ["dd if=x of=d/e/f=x", "dd if=x of=x=d/e/f"])
+def test_the_value_of_a_word_is_what_follows_its_first_equals_sign(command: str) -> None:
+    assert judged(command) is None
+
+
+def test_an_unknown_word_after_an_assignment_is_still_its_own() -> None:
+    reason = strict("X=1 make $Y .claude")
+    assert reason is not None and "does with $Y, which is only known when it runs" in reason
+
+
+@pytest.mark.parametrize("command", ["X=/st=y true", "X=y=/st true"])
+def test_an_assignment_names_what_follows_its_first_equals_sign(command: str) -> None:
+    assert strict(command) is None
+
+
+def test_code_on_standard_input_is_judged() -> None:
+    assert strict("python3 <<EOF\nopen('settings.json', 'w')\nEOF") == (
+        "ccbridge self-protection: `python3` runs code that can write files and mentions "
+        "settings.json; its paths are only known when it runs"
+    )
+
+
+def test_inline_shell_code_is_judged_as_commands_not_as_code() -> None:
+    assert strict("bash -c 'echo settings.json >/dev/null'") is None
+
+
+def test_many_inline_programs_in_one_line_are_each_judged() -> None:
+    command = "python3 -c 1; " * 5 + "python3 -c \"import os; os.system('cp x /p/s.json')\""
+    assert strict(command) == (
+        "ccbridge self-protection: `cp x /p/s.json` may write to /p/s.json, which matches "
+        "protected '/p/s.json'"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["D=/s; cat ${D}t/x", "for x in /s; do cat ${x}t/y; done"],
+)
+def test_values_the_line_assigns_are_put_in(command: str) -> None:
+    reason = strict(command)
+    assert reason is not None and " inside ccbridge's state '/st'" in reason
+
+
+def test_tilde_plus_is_where_the_command_runs() -> None:
+    reason = judged("cp x ~+/d/e/f")
+    assert reason is not None and " may write to /p/d/e/f, " in reason
+
+
+def test_find_names_only_reach_an_anchored_entry_below_its_start() -> None:
+    assert judged("find /tmp -name f -delete") is None
+
+
+def test_a_glob_may_match_hidden_files(tmp_path: Path) -> None:
+    (tmp_path / ".env").write_text("", encoding="utf-8")
+    guard = protect.protected_paths_guard([str(tmp_path / ".env")])
+    reason = guard(Execution.create("Bash", {"command": "rm ./*"}, cwd=str(tmp_path)))
+    assert reason == (
+        f"protected path: `rm ./*` may write to ./*, which matches protected '{tmp_path}/.env'"
+    )
+
+
+def test_a_state_directory_given_with_a_slash_still_names_its_hint() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/var/zz/", env={})
+    execution = Execution.create("Bash", {"command": "make $X; echo zz"}, cwd="/w")
+    assert guard(execution) is not None
