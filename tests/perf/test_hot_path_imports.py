@@ -73,6 +73,7 @@ STDLIB_BASICS = (
     "errno",
     "fnmatch",
     "functools",
+    "gc",  # built into the interpreter: the launcher turns collection off for a hook call
     "genericpath",
     "ipaddress",
     "itertools",
