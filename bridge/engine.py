@@ -179,11 +179,9 @@ class _Subhooks:
 
     def pre_execute(self, execution: Execution, next_: Callable[[], PreDecision]) -> PreDecision:
         folded = self.run_and_fold()
-        if folded is not None and folded.rank == "deny":
-            return Deny(folded.reason)
-        if folded is not None and folded.rank == "ask":
-            return Ask(folded.reason)
-        return next_()
+        if folded is None or folded.rank == "none":
+            return next_()
+        return Deny(folded.reason) if folded.rank == "deny" else Ask(folded.reason)
 
     def post_execute(
         self, execution: Execution, result: ToolResult, next_: Callable[[], PostDecision]

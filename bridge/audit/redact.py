@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
 # case-insensitive pattern are looked for in the lower-cased text when it is ASCII; `re` folds
 # some other letters to ASCII ones (dotless i to i, long s to s), so a non-ASCII text is always
 # matched against such a pattern.
+_AWS_KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"  # AWS access key ids
+_AWS_KEY_ID_PIECES = ("AKIA", "ASIA")
 _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         r"(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
@@ -26,7 +28,7 @@ _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     (r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
     (r"\bAIza[A-Za-z0-9_\-]{35}", ("AIza",)),  # Google API keys
     (r"\bxox[abprs]-[A-Za-z0-9\-]{10,}", ("xox",)),  # Slack
-    (r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b", ("AKIA", "ASIA")),  # AWS access key ids
+    (_AWS_KEY_ID, _AWS_KEY_ID_PIECES),
     (r"\beyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}", ("eyJ",)),  # JWTs
     (r"(?i)\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]{12,}", ("bearer", "basic")),
     # user:password@ in a URL of any scheme; up to the last @ of the word, as a password may
@@ -61,15 +63,10 @@ _NAMED: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 # An AWS secret access key has no prefix: 40 base64 characters, masked in a text that also
 # holds an AWS key id. (Run before the key id itself is masked.)
-_AWS_KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"
 _AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 MASK = "[REDACTED]"
 # Every piece lower-cased: a text whose lower-cased form holds none of them matches no rule.
-_ANY_PIECE = tuple(
-    sorted(
-        {piece.lower() for _, pieces in (*_RULES, *_NAMED) for piece in pieces} | {"akia", "asia"}
-    )
-)
+_ANY_PIECE = tuple(sorted({piece.lower() for _, pieces in (*_RULES, *_NAMED) for piece in pieces}))
 
 
 def _may_match(text: str, folded: str | None, source: str, pieces: tuple[str, ...]) -> bool:
@@ -100,9 +97,8 @@ def redact_text(text: str) -> str:
     folded = _folded(text)  # once: most texts are judged by pieces alone, 21 rules over them
     if folded is not None and not any(piece in folded for piece in _ANY_PIECE):
         return text  # the common case: no rule's piece at all, in any case
-    if _may_match(text, folded, _AWS_KEY_ID, ("AKIA", "ASIA")) and _compiled(_AWS_KEY_ID).search(
-        text
-    ):
+    aws = _may_match(text, folded, _AWS_KEY_ID, _AWS_KEY_ID_PIECES)
+    if aws and _compiled(_AWS_KEY_ID).search(text):  # the bare secret first: see _AWS_SECRET
         text = _compiled(_AWS_SECRET).sub(MASK, text)
     for rules, replacement in ((_RULES, MASK), (_NAMED, _masked)):
         for source, pieces in rules:

@@ -92,18 +92,17 @@ def post_tool_use(
     if block_reason is not None:
         payload["decision"] = "block"
         payload["reason"] = block_reason
-    return Answer(_with_context(payload, event_name, contexts))
+    _add_context(payload, event_name, contexts)
+    return Answer(payload)
 
 
-def _with_context(
-    payload: dict[str, Any], event_name: str, contexts: Sequence[str]
-) -> dict[str, Any]:
+def _add_context(payload: dict[str, Any], event_name: str, contexts: Sequence[str]) -> None:
+    """The hooks' additionalContext, joined, where CC reads it for the event (if any)."""
     if contexts:
         payload["hookSpecificOutput"] = {
             "hookEventName": event_name,
             "additionalContext": "\n\n".join(contexts),
         }
-    return payload
 
 
 # Events whose hooks' additionalContext CC passes to the model (or the subagent).
@@ -142,7 +141,7 @@ def lifecycle(
     if contexts and event_name == "PreCompact":
         return Answer(payload, text="\n\n".join(contexts))
     if event_name in CONTEXT_EVENTS:
-        _with_context(payload, event_name, contexts)
+        _add_context(payload, event_name, contexts)
     return Answer(payload)
 
 

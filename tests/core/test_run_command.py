@@ -221,3 +221,44 @@ def test_unwritable_audit_never_changes_the_answer(bridge: Bridge) -> None:
 def test_python_dash_m_bridge(bridge: Bridge) -> None:
     out, code, _ = bridge.run(b"not json", None, command=(sys.executable, "-m", "bridge"))
     assert (decision(out), code) == ("deny", 2)
+
+
+def test_commands_other_than_run_collect_garbage_again(capsys: pytest.CaptureFixture[str]) -> None:
+    """The launcher turns the cyclic collector off for a short hook call; a command that may
+    run long (audit over a big log, test, doctor) turns it back on."""
+    import gc
+
+    from bridge.main import main
+
+    gc.disable()
+    try:
+        with pytest.raises(SystemExit):
+            main(["--version"])
+        assert gc.isenabled()
+    finally:
+        gc.enable()
+    assert "ccbridge" in capsys.readouterr().out
+
+
+def test_a_hook_call_runs_with_the_cyclic_collector_off(tmp_path: Path) -> None:
+    """What the launcher does, seen from a native policy inside a real `ccbridge run`."""
+    seen = tmp_path / "gc.txt"
+    policy = tmp_path / "probe.py"
+    policy.write_text(
+        "import gc\n"
+        "def observe(execution, result):\n"
+        f"    open({str(seen)!r}, 'w').write(str(gc.isenabled()))\n",
+        encoding="utf-8",
+    )
+    config = tmp_path / "ccbridge.yaml"
+    config.write_text("hooks: {}\npolicies: {observers: [probe.py:observe]}\n", encoding="utf-8")
+    post = {**PRE, "hook_event_name": "PostToolUse", "tool_response": "hi"}
+    done = subprocess.run(
+        [CCBRIDGE, "run", "--config", str(config)],
+        input=orjson.dumps(post),
+        capture_output=True,
+        env={**os.environ, "CCBRIDGE_STATE_DIR": str(tmp_path / "state")},
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert seen.read_text(encoding="utf-8") == "False"

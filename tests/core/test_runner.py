@@ -184,6 +184,33 @@ def test_a_start_that_fails_half_way_kills_the_started_hook(
     assert _marked(marker) == [], f"left running ({platform})"
 
 
+def test_a_start_failing_in_one_starter_thread_kills_every_hook_already_started(
+    monkeypatch: pytest.MonkeyPatch, platform: str
+) -> None:
+    """Hooks start from several threads: one thread's failure is raised in the caller, and the
+    hooks the other threads did start are killed, also where no subreaper sweeps them up."""
+    calls: list[int] = []
+    real = runner.open_pidfd
+
+    def broken_once(pid: int) -> int | None:
+        calls.append(pid)
+        if len(calls) == 6:  # by then every starter thread has started hooks
+            raise RuntimeError("broken after Popen")
+        return real(pid) if platform == "linux" else None
+
+    monkeypatch.setattr(runner, "open_pidfd", broken_once)
+    marker = uuid.uuid4().hex
+    env = {**os.environ, contain.MARK: marker}
+    with pytest.raises(RuntimeError, match="broken after Popen"):
+        run_hooks([hook(f"sleep 30 # {n}") for n in range(12)], b"", env, None)
+    for _ in range(100):
+        if not _marked(marker):
+            break
+        time.sleep(0.02)
+    assert _marked(marker) == [], f"left running ({platform})"
+    assert len(calls) >= 6
+
+
 def test_descendants_that_leave_the_group_are_killed(tmp_path: Path, platform: str) -> None:
     if platform == "no-pidfd-no-containment":
         pytest.skip("process groups only: a setsid child escapes (the documented macOS limit)")

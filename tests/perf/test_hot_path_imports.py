@@ -274,6 +274,7 @@ def test_a_warm_run_with_sub_hooks_imports_nothing_heavy(
 ) -> None:
     extra = warm_run(config(tmp_path, ["exit 0"]), READ, env) - interpreter_alone(env)
     assert "subprocess" in extra  # the hook really ran
+    assert "bridge.subhooks.if_rule" not in extra  # (and its shell parser) only for an `if`
     assert matching(extra, FORBIDDEN) == set()
     assert extra - matching(extra, SUBHOOK_ALLOWED) == set()
 
