@@ -100,7 +100,7 @@ def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
 def _quietly(write: Callable[[], object]) -> None:
     """Write to a stream whose reader may have gone (OSError) or that may be closed (ValueError).
     Not contextlib.suppress: importing contextlib costs every hook call."""
-    try:  # noqa: SIM105
+    try:
         write()
     except (OSError, ValueError):
         pass

@@ -67,6 +67,10 @@ _AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 MASK = "[REDACTED]"
 # Every piece lower-cased: a text whose lower-cased form holds none of them matches no rule.
 _ANY_PIECE = tuple(sorted({piece.lower() for _, pieces in (*_RULES, *_NAMED) for piece in pieces}))
+# Keys judged so far (their redacted form, whether they name a secret): a record repeats its
+# keys once per sub-hook. Bounded, for a process that redacts many records.
+_KEYS: dict[str, tuple[str, bool]] = {}
+_KEYS_KEPT = 4096
 
 
 def _may_match(text: str, folded: str | None, source: str, pieces: tuple[str, ...]) -> bool:
@@ -120,14 +124,23 @@ def redact(value: Any, whole: bool = False) -> Any:
             if not isinstance(key, str):
                 copy[key] = redact(item, whole)
                 continue
-            name = redact_text(key)
+            name, secret = _judged_key(key)
             while name in copy:  # two keys masked alike both stay
                 name += "'"
-            copy[name] = redact(item, whole or _names_secret(key))
+            copy[name] = redact(item, whole or secret)
         return copy
     if isinstance(value, list | tuple):
         return [redact(item, whole) for item in value]
     return value
+
+
+def _judged_key(key: str) -> tuple[str, bool]:
+    judged = _KEYS.get(key)
+    if judged is None:
+        judged = (redact_text(key), _names_secret(key))
+        if len(_KEYS) < _KEYS_KEPT:
+            _KEYS[key] = judged
+    return judged
 
 
 def _names_secret(key: str) -> bool:

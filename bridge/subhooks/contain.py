@@ -4,11 +4,13 @@ Killing each hook's process group misses what leaves the group: `setsid`, a doub
 while hooks run, ccbridge is a child subreaper: such orphans are re-parented to ccbridge, not to
 init, and at the end every descendant that ccbridge did not have before is killed and reaped.
 
-ccbridge cannot clean up after its own SIGKILL. A watchdog process, forked before the first hook
-starts and moved to a session of its own, holds the read end of a pipe: ccbridge sends it each
-hook's process group, then an all-clear when the event is over. If the pipe closes without the
-all-clear, ccbridge died: the watchdog kills those groups and every process whose environment
-carries this event's token (`MARK`, which every hook and what it starts inherit), then exits.
+ccbridge cannot clean up after its own SIGKILL. A watchdog, a small shell started before the
+first hook in a session of its own, holds the read end of a pipe: ccbridge sends it each hook's
+process group, then an all-clear when the event is over. If the pipe closes without the
+all-clear, ccbridge died: the watchdog kills those groups, then becomes a Python sweep that kills
+every process whose environment carries this event's token (`MARK`, which every hook and what it
+starts inherit). A shell rather than a fork of ccbridge: see `spawn`; Python, with its start-up
+time, is only paid for when ccbridge did die.
 
 Elsewhere (macOS) none of this exists: process groups are killed as before.
 """
@@ -16,40 +18,70 @@ Elsewhere (macOS) none of this exists: process groups are killed as before.
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
-from contextlib import contextmanager, suppress
-from functools import cache
+
+from bridge.subhooks import spawn
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
-    from collections.abc import Iterable, Iterator, Mapping
-    from typing import Any, NoReturn
+    import signal as _signal
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
+
+    from bridge.subhooks.spawn import Action
+else:  # not `signal`: see spawn.py
+    import _signal
 
 MARK = "CCBRIDGE_HOOK_RUN"  # tokens of the events whose hooks a process belongs to
 _PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
 _ALL_CLEAR = b"done\n"
 _SWEEP_SECONDS = 5.0  # the watchdog's bound for killing what a dead ccbridge left
+# The watchdog: $0 is Python, $1 the sweep's code, $2 where the bridge package is, $3 the token.
+# Process groups come one a line, the all-clear last; anything else read is no group. A last
+# line without its newline (ccbridge died while writing) still counts.
+_WATCHDOG = """
+groups=
+while IFS= read -r line || [ -n "$line" ]; do
+    case $line in
+        done) exit 0 ;;
+        ''|0|*[!0-9]*) ;;
+        *) groups="$groups $line" ;;
+    esac
+done
+for group in $groups; do kill -s KILL -- "-$group"; done 2>/dev/null
+exec "$0" -I -c "$1" "$2" "$3"
+"""
+_SWEEPER = "import sys; sys.path.insert(0, sys.argv[1]); from bridge.subhooks import contain; "
+_SWEEPER += "contain.sweep(sys.argv[2])"
+_PACKAGES = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-@cache
-def _libc() -> Any:
-    import ctypes  # only when a hook runs: a few milliseconds the hot path does not pay
+def _prctl() -> Any:
+    """libc's prctl, bound through `_ctypes`, the C half of ctypes: `import ctypes` costs a
+    hook call about 2 ms (its Python half defines dozens of types), this about 0.5 ms."""
+    import _ctypes
 
-    return ctypes.CDLL(None, use_errno=True)
+    class Int(_ctypes._SimpleCData):  # type: ignore[type-arg]  # ctypes.c_int
+        _type_ = "i"
+
+    class Function(_ctypes.CFuncPtr):  # ctypes.CFUNCTYPE(c_int, use_errno=True)
+        _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+        _restype_ = Int
+
+    return Function(_ctypes.dlsym(_ctypes.dlopen(None), "prctl"))  # type: ignore[arg-type]
 
 
 def _prctl_subreaper(on: int) -> int:
     """Set the subreaper flag; its previous value."""
-    import ctypes
+    import _ctypes
 
-    prctl = _libc().prctl
-    previous = ctypes.c_int(0)
-    prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(previous))  # the other arguments are unused
+    prctl = _prctl()
+    previous = prctl.restype(0)
+    prctl(_PR_GET_CHILD_SUBREAPER, _ctypes.byref(previous))  # the other arguments are unused
     if prctl(_PR_SET_CHILD_SUBREAPER, on) != 0:
-        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
-    return previous.value
+        raise OSError(_ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+    return int(previous.value)
 
 
 def _read(path: str) -> bytes:
@@ -131,15 +163,15 @@ def marked(token: str) -> list[int]:
 
 
 def _kill(pid: int) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
+    try:
+        os.kill(pid, _signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
-def _sweep(groups: list[int], token: str) -> None:
-    """What the watchdog does once ccbridge is gone: kill until two looks find nothing."""
-    for group in groups:
-        with suppress(ProcessLookupError, PermissionError):
-            os.killpg(group, signal.SIGKILL)
+def sweep(token: str) -> None:
+    """What the watchdog does once ccbridge is gone (the groups it was told are killed by then):
+    kill what carries the token until two looks in a row find nothing."""
     quiet, deadline = 0, time.monotonic() + _SWEEP_SECONDS
     while quiet < 2 and time.monotonic() < deadline:
         found = [pid for pid in marked(token) if pid != os.getpid()]
@@ -149,46 +181,27 @@ def _sweep(groups: list[int], token: str) -> None:
         time.sleep(0.05)
 
 
-def _watch(pipe: int, parents_end: int, token: str) -> NoReturn:
-    """The watchdog's whole life, in the forked child; it never returns into the parent's code."""
-    try:
-        os.close(parents_end)  # else the pipe never reads as closed
-        os.setsid()  # a kill of ccbridge's process group does not take the watchdog along
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):  # never hold Claude Code's pipes open
-            os.dup2(null, fd)
-        os.closerange(3, pipe)
-        os.closerange(pipe + 1, os.sysconf("SC_OPEN_MAX"))
-        said = b""
-        while chunk := os.read(pipe, 4096):
-            said += chunk
-        if not said.endswith(_ALL_CLEAR):
-            _sweep([int(line) for line in said.split() if line.isdigit()], token)
-    finally:
-        os._exit(0)
-
-
 class Containment:
     """One event's hooks, held in: `env` goes into every hook's environment, `started` is told
     each hook's pid, `close` kills whatever is left."""
 
-    def __init__(self) -> None:
+    def __init__(self, closes: Sequence[Action] = ()) -> None:
+        """`closes`: what the watchdog must not inherit (see `spawn.inherited`)."""
         self.token = os.urandom(8).hex()
         self._since, self._after = boot_ticks(), last_pid()
         self._previous = _prctl_subreaper(1)
-        read, self._pipe = os.pipe()
-        # A mutant of the fork or of the branch below sends the forked child back into the
-        # caller's code (under mutation testing: into pytest, which forks again): not mutated.
+        read, self._pipe = spawn.pipe()
+        null = os.open(os.devnull, os.O_WRONLY)  # never hold Claude Code's pipes open
         try:
-            self._watchdog = os.fork()  # pragma: no mutate
+            argv = ["sh", "-c", _WATCHDOG, sys.executable, _SWEEPER, _PACKAGES, self.token]
+            self._watchdog = spawn.start("/bin/sh", argv, os.environ, (read, null, null), closes)
         except OSError:
-            os.close(read)
             os.close(self._pipe)
             _prctl_subreaper(self._previous)
             raise
-        if self._watchdog == 0:  # pragma: no mutate
-            _watch(read, self._pipe, self.token)  # pragma: no mutate
-        os.close(read)
+        finally:
+            os.close(read)
+            os.close(null)
 
     def env(self, env: Mapping[str, str]) -> dict[str, str]:
         """The hook's environment with this event's token added (kept from enclosing events,
@@ -198,8 +211,10 @@ class Containment:
     def started(self, pids: Iterable[int]) -> None:
         """Tell the watchdog the hooks' process groups, all in one write: a write per hook wakes
         the watchdog each time (about 0.7 ms apiece). Until then its token sweep covers them."""
-        with suppress(OSError):  # a watchdog that died cannot be told; the rest still holds
+        try:
             os.write(self._pipe, b"".join(b"%d\n" % pid for pid in pids))
+        except OSError:  # a watchdog that died cannot be told; the rest still holds
+            pass
 
     def close(self) -> None:
         me = os.getpid()
@@ -212,29 +227,29 @@ class Containment:
                 _kill(pid)
             for pid in family:
                 if table[pid][0] == me:
-                    with suppress(ChildProcessError):
-                        os.waitpid(pid, 0)
-        with suppress(OSError):
+                    _wait(pid)
+        try:
             os.write(self._pipe, _ALL_CLEAR)
+        except OSError:  # the watchdog is gone: there is no one left to tell
+            pass
         os.close(self._pipe)
         _prctl_subreaper(self._previous)
-        with suppress(ChildProcessError):  # it exits as soon as it reads the all-clear
-            os.waitpid(self._watchdog, 0)
+        _wait(self._watchdog)  # it exits as soon as it reads the all-clear
 
 
-@contextmanager
-def contained() -> Iterator[Containment | None]:
-    """Containment where the system has what it needs (Linux's /proc and prctl, a fork), else
-    None: a hook still runs, held by its process group alone."""
+def _wait(pid: int) -> None:
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:  # reaped already
+        pass
+
+
+def contained(closes: Sequence[Action] = ()) -> Containment | None:
+    """Containment where the system has what it needs (Linux's /proc and prctl, a shell), else
+    None: a hook still runs, held by its process group alone. The caller closes it."""
     if not sys.platform.startswith("linux"):
-        yield None
-        return
+        return None
     try:
-        containment = Containment()
-    except OSError:  # prctl or fork refused (seccomp, a process limit): process groups only
-        yield None
-        return
-    try:
-        yield containment
-    finally:
-        containment.close()
+        return Containment(closes)
+    except OSError:  # prctl or the watchdog refused (seccomp, a process limit): groups only
+        return None

@@ -1,37 +1,38 @@
 """Running matching sub-hook processes in parallel, each with a timeout and capped output.
 
-One thread drives every process through a selector: stdin is fed without blocking, stdout and
-stderr are drained, and each process's exit is watched through a pidfd (polled where there is no
-pidfd: macOS, old kernels). Each hook runs in its own process group (session); the whole group is
+Each hook is started by `spawn` in a session of its own, its stdin, stdout and stderr on pipes.
+One `poll` loop then feeds stdin without blocking, drains stdout and stderr, and watches each
+exit through a pidfd (polled where there is no pidfd: macOS, old kernels). The whole group is
 killed on timeout, on output overflow, and at the end in any case; `contain` kills what left the
-group, and what is left if ccbridge itself is killed.
+group, and what is left if ccbridge itself is killed. Not `selectors` or threads: see `spawn`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import selectors
-import signal
-import subprocess
-import threading
+import select
 import time
-from contextlib import contextmanager, suppress
 
 from bridge.pipeline.record import field, record
+from bridge.subhooks import spawn
 from bridge.subhooks.contain import Containment, contained
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
-    from collections.abc import Callable, Iterator, Mapping, Sequence
-    from typing import IO
+    import signal as _signal
+    from collections.abc import Mapping, Sequence
+
+    from bridge.subhooks.spawn import Action
+else:  # not `signal`: see spawn.py
+    import _signal
 
 OUTPUT_CAP = 1024 * 1024  # bytes per stream; more is a failure, never a truncated answer
 EXIT_GRACE = 0.25  # seconds to drain pipes a hook's children still hold after it exited
 EXIT_POLL = 0.01  # seconds between looks at a hook's exit where no pidfd tells it
 _CHUNK = 65536
-_STARTERS = 4  # threads starting hooks: enough to keep two cores busy with execs
 
 
 def substitute(text: str, env: Mapping[str, str]) -> str:
@@ -52,25 +53,35 @@ def argv_of(hook: HookSpec, env: Mapping[str, str]) -> list[str]:
 
 @record()
 class _Live:
+    """A started hook: our ends of its pipes (None once closed) and what it said so far."""
+
     hook: HookSpec
-    process: subprocess.Popen[bytes]
+    pid: int
+    stdin: int | None
+    stdout: int | None
+    stderr: int | None
+    pidfd: int | None  # None: the exit is polled
     started: float
     deadline: float
-    pidfd: int | None  # None: the exit is polled
-    stdin: bytes
+    data: bytes
     written: int = 0
     out: bytearray = field(default_factory=bytearray)
     err: bytearray = field(default_factory=bytearray)
-    open_streams: int = 2
     exited_at: float | None = None
+    exit_code: int | None = None  # once reaped
     error: str | None = None
     ended: float = 0.0
     done: bool = False
 
+    def open_streams(self) -> int:
+        return (self.stdout is not None) + (self.stderr is not None)
+
 
 def _kill_group(leader: int) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        os.killpg(leader, signal.SIGKILL)
+    try:
+        os.killpg(leader, _signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def open_pidfd(pid: int) -> int | None:
@@ -82,70 +93,126 @@ def open_pidfd(pid: int) -> int | None:
         return None
 
 
-def _start(
-    hook: HookSpec,
-    data: bytes,
-    env: Mapping[str, str],
-    cwd: str | None,
-    now: float,
-    containment: Containment | None,
-) -> _Live | HookRun:
-    argv = argv_of(hook, env)
-    if cwd and not os.path.isdir(cwd):  # else Popen blames the program, not the directory
-        return HookRun(exit_code=None, error=f"could not start: no directory {cwd!r} to run in")
+class _Spawner:
+    """What every hook of one event starts with, worked out once: the environment, where the
+    programs are, which inherited descriptors to close."""
+
+    def __init__(
+        self, env: Mapping[str, str], containment: Containment | None, closes: list[Action]
+    ) -> None:
+        self.env = containment.env(env) if containment else dict(env)
+        # os.get_exec_path, without the `warnings` it imports
+        self._search = self.env.get("PATH", os.defpath).split(os.pathsep)
+        self._programs: dict[str, str] = {}
+        self._closes = closes
+
+    def program(self, name: str) -> str:
+        """The file to run, found on the hooks' PATH as a shell would (`subprocess` does too)."""
+        if "/" in name:
+            return name
+        if name not in self._programs:
+            for directory in self._search:
+                path = os.path.join(directory, name)
+                if name and os.access(path, os.X_OK) and not os.path.isdir(path):
+                    self._programs[name] = path
+                    break
+            else:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
+        return self._programs[name]
+
+    def spawn(self, argv: list[str], stdio: tuple[int, int, int]) -> int:
+        return spawn.start(self.program(argv[0]), argv, self.env, stdio, self._closes)
+
+
+def _start(hook: HookSpec, data: bytes, spawner: _Spawner, now: float) -> _Live | HookRun:
+    argv = argv_of(hook, spawner.env)
+    ends: list[int] = []
     try:
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            cwd=cwd or None,
-            env=containment.env(env) if containment else dict(env),
-            start_new_session=True,
-            close_fds=True,
-        )
-    except (OSError, ValueError) as error:  # ValueError: a NUL byte in argv, env or cwd
+        for _ in range(3):
+            ends.extend(spawn.pipe())
+        child_in, our_in, our_out, child_out, our_err, child_err = ends
+        pid = spawner.spawn(argv, (child_in, child_out, child_err))
+    except (OSError, ValueError) as error:  # ValueError: a NUL byte in argv or env
+        for fd in ends:
+            os.close(fd)
         why = getattr(error, "strerror", None) or str(error)
         return HookRun(exit_code=None, error=f"could not start {argv[0]!r}: {why}")
-    try:
-        assert process.stdin and process.stdout and process.stderr
-        for stream in (process.stdin, process.stdout, process.stderr):
-            os.set_blocking(stream.fileno(), False)
-        pidfd = open_pidfd(process.pid)
-    except BaseException:  # a started hook never outlives a start that failed half-way
-        _kill_group(process.pid)
-        process.wait()
-        raise
-    return _Live(
+    for fd in (child_in, child_out, child_err):  # the hook has its own copies now
+        os.close(fd)
+    item = _Live(
         hook=hook,
-        process=process,
+        pid=pid,
+        stdin=our_in,
+        stdout=our_out,
+        stderr=our_err,
+        pidfd=None,
         started=now,
         deadline=now + hook.timeout,
-        pidfd=pidfd,
-        stdin=data,
+        data=data,
     )
+    try:
+        for fd in (our_in, our_out, our_err):
+            os.set_blocking(fd, False)
+        item.pidfd = open_pidfd(pid)
+    except BaseException:  # a started hook never outlives a start that failed half-way
+        _finish(item)
+        raise
+    return item
+
+
+def _enter(cwd: str) -> int | None:
+    """Move into the hooks' directory while they start (`os.posix_spawn` takes no working
+    directory); a descriptor of where ccbridge was, or None if it is there already."""
+    if os.path.samestat(os.stat(cwd), os.stat(".")):
+        return None
+    here = os.open(".", getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY)
+    try:
+        os.chdir(cwd)
+    except BaseException:
+        os.close(here)
+        raise
+    return here
+
+
+def _leave(here: int | None) -> None:
+    if here is not None:
+        try:
+            os.fchdir(here)
+        finally:
+            os.close(here)
+
+
+def _start_all(
+    hooks: Sequence[HookSpec],
+    started: list[_Live | HookRun | None],
+    data: bytes,
+    cwd: str | None,
+    spawner: _Spawner,
+) -> None:
+    """Start every hook, filling `started` in place (so a failure half-way leaves the caller
+    what did start, to finish)."""
+    now = time.monotonic()
+    try:
+        here = _enter(cwd) if cwd else None
+    except OSError as error:
+        for index in range(len(hooks)):
+            started[index] = HookRun(
+                exit_code=None, error=f"could not start: cannot enter {cwd!r}: {error.strerror}"
+            )
+        return
+    try:
+        for index, hook in enumerate(hooks):
+            started[index] = _start(hook, data, spawner, now)
+    finally:
+        _leave(here)
 
 
 class Terminated(Exception):
     """ccbridge was told to stop (SIGTERM) while its sub-hooks ran."""
 
 
-@contextmanager
-def _terminate_unwinds() -> Iterator[None]:
-    """Turn SIGTERM into an exception while hooks run, so the cleanup that kills every hook's
-    process group still happens (Python's default SIGTERM exits without any cleanup)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
-        return
-
-    def stop(signum: int, _frame: object) -> None:
-        raise Terminated(f"ccbridge was stopped by signal {signum} while sub-hooks ran")
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+def _terminated(signum: int, _frame: object) -> None:
+    raise Terminated(f"ccbridge was stopped by signal {signum} while sub-hooks ran")
 
 
 def run_hooks(
@@ -155,164 +222,194 @@ def run_hooks(
     cwd: str | None,
     output_cap: int = OUTPUT_CAP,
 ) -> list[HookRun]:
-    """Run every hook at once on the same stdin; one HookRun per hook, in the order given."""
-    now = time.monotonic()
+    """Run every hook at once on the same stdin; one HookRun per hook, in the order given.
+
+    SIGTERM becomes an exception while hooks run, so the cleanup that kills every hook's
+    process group still happens (Python's default SIGTERM exits without any cleanup)."""
+    if cwd and not os.path.isdir(cwd):  # one reason for all, not a start failure per program
+        error = f"could not start: no directory {cwd!r} to run in"
+        return [HookRun(exit_code=None, error=error) for _ in hooks]
+    try:
+        previous = _signal.signal(_signal.SIGTERM, _terminated)
+    except ValueError:  # not the main thread, where alone handlers can be set: run without
+        return _run(hooks, data, env, cwd, output_cap)
+    try:
+        return _run(hooks, data, env, cwd, output_cap)
+    finally:
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL if previous is None else previous)
+
+
+def _run(
+    hooks: Sequence[HookSpec],
+    data: bytes,
+    env: Mapping[str, str],
+    cwd: str | None,
+    output_cap: int,
+) -> list[HookRun]:
     runs: list[HookRun | None] = [None] * len(hooks)
-    live: dict[int, _Live] = {}
-    with selectors.DefaultSelector() as selector, _terminate_unwinds(), contained() as containment:
-        started: list[_Live | HookRun | None] = [None] * len(hooks)
-        try:
-            _start_all(hooks, started, lambda hook: _start(hook, data, env, cwd, now, containment))
-            for index, item in enumerate(started):
-                if isinstance(item, HookRun):
-                    runs[index] = item
-                    continue
-                assert item is not None
-                live[index] = item
-                process = item.process
-                assert process.stdin and process.stdout and process.stderr
-                selector.register(process.stdout, selectors.EVENT_READ, (index, "out"))
-                selector.register(process.stderr, selectors.EVENT_READ, (index, "err"))
-                if item.pidfd is not None:
-                    selector.register(item.pidfd, selectors.EVENT_READ, (index, "exit"))
-                if data:
-                    selector.register(process.stdin, selectors.EVENT_WRITE, (index, "in"))
-                else:
-                    process.stdin.close()
-            if containment:
-                containment.started(item.process.pid for item in live.values())
-            _drive(selector, live, output_cap)
-        finally:
-            for index, item in enumerate(started):
-                if isinstance(item, _Live):
-                    runs[index] = _finish(item)
+    started: list[_Live | HookRun | None] = [None] * len(hooks)
+    closes = spawn.inherited()
+    containment = contained(closes)
+    try:
+        _start_all(hooks, started, data, cwd, _Spawner(env, containment, closes))
+        live = [item for item in started if isinstance(item, _Live)]
+        if containment:
+            containment.started(item.pid for item in live)
+        _drive(live, output_cap)
+    finally:
+        for index, item in enumerate(started):
+            runs[index] = _finish(item) if isinstance(item, _Live) else item
+        if containment:
+            containment.close()
     return [run if run is not None else HookRun(exit_code=None, error="never ran") for run in runs]
 
 
-def _start_all(
-    hooks: Sequence[HookSpec],
-    started: list[_Live | HookRun | None],
-    start: Callable[[HookSpec], _Live | HookRun],
-) -> None:
-    """Start every hook, filling `started` in place (so a failure half-way leaves the caller
-    what did start, to finish). Several threads start them: the parent waits for each child's
-    exec (vfork), so one thread spawns a process at a time and leaves the other cores idle."""
-    failures: list[BaseException] = []
+class _Watch:
+    """The poll set: each descriptor with the hook and the stream it belongs to."""
 
-    def starter(first: int) -> None:
-        for index in range(first, len(hooks), _STARTERS):
-            if failures:
-                return
-            try:
-                started[index] = start(hooks[index])
-            except BaseException as error:  # re-raised in the calling thread below
-                failures.append(error)
-                return
+    def __init__(self) -> None:
+        self._poll = select.poll()
+        self._owners: dict[int, tuple[_Live, str]] = {}
 
-    helpers = [
-        threading.Thread(target=starter, args=(first,), daemon=True)
-        for first in range(1, min(_STARTERS, len(hooks)))
-    ]
-    for helper in helpers:
-        helper.start()
-    try:
-        starter(0)
-        for helper in helpers:
-            helper.join()
-    except BaseException as error:  # SIGTERM: the helpers stop at their next hook
-        failures.append(error)
-        for helper in helpers:
-            helper.join()
-        raise
-    if failures:
-        raise failures[0]
+    def add(self, fd: int, item: _Live, what: str) -> None:
+        self._poll.register(fd, select.POLLOUT if what == "in" else select.POLLIN)
+        self._owners[fd] = (item, what)
+
+    def drop(self, fd: int | None) -> None:
+        if fd is not None and self._owners.pop(fd, None) is not None:
+            self._poll.unregister(fd)
+
+    def wait(self, seconds: float) -> list[tuple[_Live, str, int]]:
+        """What became ready within `seconds`, for descriptors still watched."""
+        ready = self._poll.poll(max(0, int(seconds * 1000) + 1))  # milliseconds, rounded up
+        return [(*self._owners[fd], fd) for fd, _mask in ready if fd in self._owners]
 
 
-def _drive(selector: selectors.BaseSelector, live: dict[int, _Live], output_cap: int) -> None:
-    while any(not item.done for item in live.values()):
+def _watch_all(live: list[_Live]) -> _Watch:
+    """Every hook's output and exit watched; its stdin too while there is data to feed it."""
+    watch = _Watch()
+    for item in live:
+        assert item.stdout is not None and item.stderr is not None and item.stdin is not None
+        watch.add(item.stdout, item, "out")
+        watch.add(item.stderr, item, "err")
+        if item.pidfd is not None:
+            watch.add(item.pidfd, item, "exit")
+        if item.data:
+            watch.add(item.stdin, item, "in")
+        else:
+            _close_stdin(watch, item)
+    return watch
+
+
+def _drive(live: list[_Live], output_cap: int) -> None:
+    watch = _watch_all(live)
+    while True:
         now = time.monotonic()
-        for item in live.values():
+        pending = []
+        for item in live:
             if item.done:
                 continue
-            if item.exited_at is None and item.pidfd is None and item.process.poll() is not None:
+            if item.exited_at is None and item.pidfd is None and _exited(item):
                 item.exited_at = now
             if now >= item.deadline:
                 item.error = f"timed out after {item.hook.timeout:g}s"
-                _close(selector, item)
+                _close(watch, item)
             elif item.exited_at is not None and (
-                item.open_streams == 0 or now >= item.exited_at + EXIT_GRACE
+                item.open_streams() == 0 or now >= item.exited_at + EXIT_GRACE
             ):
-                _close(selector, item)
-        pending = [item for item in live.values() if not item.done]
+                _close(watch, item)
+            else:
+                pending.append(item)
         if not pending:
             return
         wake = min(
-            min(item.deadline, item.exited_at + EXIT_GRACE if item.exited_at else item.deadline)
+            item.deadline if item.exited_at is None else item.exited_at + EXIT_GRACE
             for item in pending
         )
         if any(item.pidfd is None and item.exited_at is None for item in pending):
             wake = min(wake, now + EXIT_POLL)
-        for key, _mask in selector.select(timeout=max(0.0, wake - time.monotonic())):
-            index, what = key.data
-            if not live[index].done:  # an earlier event of this batch may have closed it
-                _service(selector, live[index], what, key.fileobj, output_cap)  # type: ignore[arg-type]
+        for item, what, fd in watch.wait(wake - time.monotonic()):
+            if not item.done:  # an earlier event of this batch may have closed it
+                _service(watch, item, what, fd, output_cap)
 
 
-def _service(
-    selector: selectors.BaseSelector, item: _Live, what: str, stream: IO[bytes], output_cap: int
-) -> None:
-    process = item.process
+def _exited(item: _Live) -> bool:
+    """Whether a hook without a pidfd has exited (it is reaped here, its exit code kept)."""
+    try:
+        pid, status = os.waitpid(item.pid, os.WNOHANG)
+    except ChildProcessError:  # reaped by someone else: see _finish
+        return True
+    if pid == 0:
+        return False
+    item.exit_code = os.waitstatus_to_exitcode(status)
+    return True
+
+
+def _service(watch: _Watch, item: _Live, what: str, fd: int, output_cap: int) -> None:
     if what == "exit":
-        selector.unregister(stream)
+        watch.drop(fd)
         item.exited_at = time.monotonic()
         return
     if what == "in":
-        assert process.stdin
         try:
-            item.written += os.write(process.stdin.fileno(), item.stdin[item.written :][:_CHUNK])
-        except (BrokenPipeError, OSError):  # the hook does not read its stdin: that is its right
-            item.written = len(item.stdin)
-        if item.written >= len(item.stdin):
-            selector.unregister(process.stdin)
-            process.stdin.close()
+            item.written += os.write(fd, item.data[item.written :][:_CHUNK])
+        except OSError:  # the hook does not read its stdin (EPIPE): that is its right
+            item.written = len(item.data)
+        if item.written >= len(item.data):
+            _close_stdin(watch, item)
         return
-    fd = stream.fileno()
     try:
         chunk = os.read(fd, _CHUNK)
     except BlockingIOError:
         return
     if not chunk:
-        selector.unregister(stream)
-        item.open_streams -= 1
+        watch.drop(fd)
+        os.close(fd)
+        if what == "out":
+            item.stdout = None
+        else:
+            item.stderr = None
         return
     buffer = item.out if what == "out" else item.err
     buffer += chunk
     if len(buffer) > output_cap:
         item.error = f"std{what} exceeded the {output_cap}-byte output cap"
-        _close(selector, item)
+        _close(watch, item)
 
 
-def _close(selector: selectors.BaseSelector, item: _Live) -> None:
-    """Kill what is left of the hook's process group and stop watching its streams."""
-    _kill_group(item.process.pid)
-    for stream in (item.process.stdin, item.process.stdout, item.process.stderr):
-        if stream is None or stream.closed:
-            continue
-        with suppress(KeyError, ValueError):
-            selector.unregister(stream)
-        stream.close()
-    if item.exited_at is None and item.pidfd is not None:
-        with suppress(KeyError, ValueError):
-            selector.unregister(item.pidfd)
+def _close_stdin(watch: _Watch, item: _Live) -> None:
+    watch.drop(item.stdin)
+    if item.stdin is not None:
+        os.close(item.stdin)
+        item.stdin = None
+
+
+def _close(watch: _Watch, item: _Live) -> None:
+    """Kill what is left of the hook's process group and stop watching all it had."""
+    _kill_group(item.pid)
+    _close_stdin(watch, item)
+    for fd in (item.stdout, item.stderr):
+        watch.drop(fd)
+        if fd is not None:
+            os.close(fd)
+    item.stdout = item.stderr = None
+    watch.drop(item.pidfd)
     item.ended = time.monotonic()
     item.done = True
 
 
 def _finish(item: _Live) -> HookRun:
-    _kill_group(item.process.pid)
-    exit_code = item.process.wait()
-    if item.pidfd is not None:
-        os.close(item.pidfd)
+    """Kill, reap and let go of the hook; what it said, or why it did not answer."""
+    _kill_group(item.pid)
+    if item.exit_code is None:
+        try:
+            item.exit_code = os.waitstatus_to_exitcode(os.waitpid(item.pid, 0)[1])
+        except ChildProcessError:  # reaped by someone else (SIGCHLD ignored): never a pass
+            item.error = item.error or "its exit status was lost (SIGCHLD ignored?)"
+    for fd in (item.stdin, item.stdout, item.stderr, item.pidfd):
+        if fd is not None:
+            os.close(fd)
+    item.stdin = item.stdout = item.stderr = item.pidfd = None
     duration = ((item.ended or time.monotonic()) - item.started) * 1000
     if item.error is not None:
         return HookRun(
@@ -323,5 +420,8 @@ def _finish(item: _Live) -> HookRun:
             error=item.error,
         )
     return HookRun(
-        exit_code=exit_code, stdout=bytes(item.out), stderr=bytes(item.err), duration_ms=duration
+        exit_code=item.exit_code,
+        stdout=bytes(item.out),
+        stderr=bytes(item.err),
+        duration_ms=duration,
     )

@@ -28,7 +28,11 @@ def select(
             copies.setdefault(hook.identity, []).append(index)
     chosen = [(hook, False) for hook in hooks]
     for first, *others in copies.values():
-        chosen[first] = (merged([hooks[first], *(hooks[index] for index in others)]), True)
+        copy = hooks[first]  # one alone is as it was configured
+        chosen[first] = (
+            merged([copy, *(hooks[index] for index in others)]) if others else copy,
+            True,
+        )
     return chosen
 
 

@@ -1,7 +1,6 @@
-"""Containment (Linux) in this process: the watchdog's protocol and its sweep, what a normal end
-tells it, a fork that fails, and the /proc readers when a process vanishes mid-read (issue 16:
-the watchdog itself runs in a forked child, where mutation testing cannot see a test reach it,
-so its steps are also driven here with the process-wide calls it makes stood in for)."""
+"""Containment (Linux): the watchdog shell's protocol, driven through its pipe by hand, and the
+sweep it hands over to; what a normal end tells it, a watchdog that cannot start, and the /proc
+readers when a process vanishes mid-read."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bridge.subhooks import contain
+from bridge.subhooks import contain, spawn
 
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="Linux only")
 
@@ -44,17 +43,15 @@ def _until_marked(token: str, count: int) -> None:
     raise AssertionError(f"fewer than {count} processes carry {token}")
 
 
-def test_the_sweep_kills_the_groups_and_the_marked_and_nothing_else(
+def test_the_sweep_kills_the_marked_and_nothing_else(
     cleanup: list[subprocess.Popen[bytes]],
 ) -> None:
     token = os.urandom(8).hex()
-    group = _sleeper({})  # dropped the environment: found by its process group only
     carrying = _sleeper({contain.MARK: f"outer {token}"})  # left the group: by the token only
     other = _sleeper({contain.MARK: "someone-else"})
-    cleanup += [group, carrying, other]
+    cleanup += [carrying, other]
     _until_marked(token, 1)
-    contain._sweep([group.pid], token)
-    assert group.wait(5) == -signal.SIGKILL
+    contain.sweep(token)
     assert carrying.wait(5) == -signal.SIGKILL
     assert other.poll() is None
 
@@ -70,100 +67,98 @@ def test_marked_finds_the_token_among_others_and_only_it(
     assert contain.marked(token) == [mine.pid]
 
 
-class _Os:
-    """The process-wide calls of the watchdog, stood in for: the pipe is read for real."""
-
-    O_RDWR, devnull = os.O_RDWR, os.devnull
-
-    def __init__(self, chunks: list[bytes]) -> None:
-        self.chunks = list(chunks)  # the parameters are shared between runs
-        self.calls: list[tuple[Any, ...]] = []
-
-    def close(self, fd: int) -> None:
-        self.calls.append(("close", fd))
-
-    def setsid(self) -> None:
-        self.calls.append(("setsid",))
-
-    def open(self, path: str, flags: int) -> int:
-        self.calls.append(("open", path, flags))
-        return 99
-
-    def dup2(self, fd: int, fd2: int) -> None:
-        self.calls.append(("dup2", fd, fd2))
-
-    def closerange(self, low: int, high: int) -> None:
-        self.calls.append(("closerange", low, high))
-
-    def sysconf(self, name: str) -> int:
-        return os.sysconf(name)
-
-    def read(self, fd: int, size: int) -> bytes:
-        self.calls.append(("read", fd, size))
-        return self.chunks.pop(0) if self.chunks else b""
-
-    def _exit(self, code: int) -> None:
-        self.calls.append(("_exit", code))
-        raise SystemExit(code)
+def _watchdog_of(containment: contain.Containment) -> dict[str, Any]:
+    pid = containment._watchdog
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    return {"session": int(fields[3]), "fds": fds}
 
 
-def _watch(monkeypatch: pytest.MonkeyPatch, chunks: list[bytes]) -> tuple[_Os, list[Any]]:
-    fake, sweeps = _Os(chunks), []
-    monkeypatch.setattr(contain, "os", fake)
-    monkeypatch.setattr(contain, "_sweep", lambda groups, token: sweeps.append((groups, token)))
-    with pytest.raises(SystemExit):
-        contain._watch(7, 8, "tok")
-    return fake, sweeps
+def test_the_watchdog_detaches_and_holds_nothing_but_its_pipe() -> None:
+    """Its own session (a kill of ccbridge's group spares it), stdin the pipe, stdout and
+    stderr /dev/null (never Claude Code's pipes), and nothing inherited besides."""
+    inheritable = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(inheritable, True)
+    try:
+        containment = contain.Containment(spawn.inherited())
+    finally:
+        os.close(inheritable)
+    try:
+        for _ in range(500):  # the shell has exec'd once it reads its pipe
+            seen = _watchdog_of(containment)
+            if seen["fds"].get(0, "").startswith("pipe:"):
+                break
+            time.sleep(0.01)
+        assert seen["session"] == containment._watchdog
+        assert sorted(seen["fds"]) == [0, 1, 2]
+        assert seen["fds"][0] == os.readlink(f"/proc/self/fd/{containment._pipe}")
+        assert seen["fds"][1] == seen["fds"][2] == os.devnull
+    finally:
+        containment.close()
 
 
-def test_the_watchdog_detaches_and_holds_nothing_but_its_pipe(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    fake, sweeps = _watch(monkeypatch, [b"12\n", b"34\ndone\n"])
-    most = os.sysconf("SC_OPEN_MAX")
-    assert fake.calls[:8] == [
-        ("close", 8),  # the parent's write end: else the pipe never reads as closed
-        ("setsid",),
-        ("open", os.devnull, os.O_RDWR),
-        ("dup2", 99, 0),
-        ("dup2", 99, 1),
-        ("dup2", 99, 2),
-        ("closerange", 3, 7),  # every descriptor but 0-2 and the pipe (7)
-        ("closerange", 8, most),
-    ]
-    assert [call for call in fake.calls if call[0] == "read"] == [("read", 7, 4096)] * 3
-    assert fake.calls[-1] == ("_exit", 0)
-    assert sweeps == []  # the all-clear came
+def _told(said: str, groups: list[subprocess.Popen[bytes]]) -> int:
+    """A watchdog told `said`, after which its ccbridge is gone (the pipe closes); its exit
+    status. In `said`, `{0}` and `{1}` are the groups' pids, `{0a}` and `{0b}` the first's first
+    two digits and the rest, and `|` ends a write (each is read on its own)."""
+    first, second = str(groups[0].pid), str(groups[1].pid)
+    text = said.format(first, second, **{"0a": first[:2], "0b": first[2:]})
+    containment = contain.Containment()
+    try:
+        for chunk in text.split("|"):
+            os.write(containment._pipe, chunk.encode())
+            time.sleep(0.05)
+        os.close(containment._pipe)
+        _, status = os.waitpid(containment._watchdog, 0)
+        return os.waitstatus_to_exitcode(status)
+    finally:
+        contain._prctl_subreaper(containment._previous)
 
 
 @pytest.mark.parametrize(
-    ("chunks", "groups"),
+    ("said", "killed"),
     [
-        ([b"12\n3", b"4\n"], [12, 34]),  # a pid split across reads
-        ([b"12\ndone\n56\n"], [12, 56]),  # all-clear only counts at the end
-        ([b"12\ndon"], [12]),  # died while writing it
-        ([], []),
+        ("{0}\n|{1}\n", [0, 1]),
+        ("{0}\n{1}", [0, 1]),  # the last line unterminated: still a group
+        ("{0a}|{0b}\n", [0]),  # a pid split across writes
+        ("{0}\nx\n\n-1\n 7\n{1}\n", [0, 1]),  # no group on the lines between: skipped
+        ("{0}\ndon", [0]),  # ccbridge died while writing the all-clear
+        ("", []),
     ],
 )
-def test_without_the_all_clear_the_watchdog_sweeps_the_groups_it_was_told(
-    monkeypatch: pytest.MonkeyPatch, chunks: list[bytes], groups: list[int]
+def test_without_the_all_clear_the_watchdog_kills_the_groups_it_was_told(
+    cleanup: list[subprocess.Popen[bytes]], said: str, killed: list[int]
 ) -> None:
-    fake, sweeps = _watch(monkeypatch, chunks)
-    assert sweeps == [(groups, "tok")]
-    assert fake.calls[-1] == ("_exit", 0)
+    groups = [_sleeper({}), _sleeper({})]  # no token: only their groups tell the watchdog
+    cleanup += groups
+    assert _told(said, groups) == 0  # the sweep ran, and ended
+    for index, group in enumerate(groups):
+        if index in killed:
+            assert group.wait(5) == -signal.SIGKILL
+        else:
+            assert group.poll() is None
 
 
-def test_the_watchdog_exits_even_when_a_step_fails(monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = _Os([])
+def test_the_all_clear_ends_the_watchdog_and_kills_nothing(
+    cleanup: list[subprocess.Popen[bytes]],
+) -> None:
+    groups = [_sleeper({}), _sleeper({})]
+    cleanup += groups
+    started = time.monotonic()
+    assert _told("{0}\ndone\n{1}\n", groups) == 0
+    assert time.monotonic() - started < 2  # it did not wait for the sweep's quiet looks
+    assert [group.poll() for group in groups] == [None, None]
 
-    def refused() -> None:
-        raise PermissionError(1, "Operation not permitted")
 
-    fake.setsid = refused  # type: ignore[method-assign]
-    monkeypatch.setattr(contain, "os", fake)
-    with pytest.raises(SystemExit):
-        contain._watch(7, 8, "tok")
-    assert fake.calls[-1] == ("_exit", 0)
+def test_a_group_that_is_gone_does_not_stop_the_watchdog(
+    cleanup: list[subprocess.Popen[bytes]],
+) -> None:
+    gone = subprocess.Popen(["true"], start_new_session=True)
+    gone.wait()
+    alive = _sleeper({})
+    cleanup.append(alive)
+    assert _told("{0}\n{1}\n", [gone, alive]) == 0
+    assert alive.wait(5) == -signal.SIGKILL
 
 
 def test_started_tells_the_watchdog_one_process_group_a_line() -> None:
@@ -230,17 +225,17 @@ def test_close_kills_and_reaps_every_descendant_started_since(
 
 
 @pytest.mark.parametrize("before", [0, 1])
-def test_a_fork_that_fails_leaves_nothing_open_and_the_flag_as_it_was(
+def test_a_watchdog_that_cannot_start_leaves_nothing_open_and_the_flag_as_it_was(
     monkeypatch: pytest.MonkeyPatch, before: int
 ) -> None:
-    def refused() -> int:
+    def refused(*_args: Any) -> int:
         raise BlockingIOError(11, "Resource temporarily unavailable")
 
     libc, flag = ctypes.CDLL(None), ctypes.c_int(-1)
     libc.prctl(36, before)
     try:
         fds = sorted(os.listdir("/proc/self/fd"))
-        monkeypatch.setattr(os, "fork", refused)
+        monkeypatch.setattr(spawn, "start", refused)
         with pytest.raises(BlockingIOError):
             contain.Containment()
         assert sorted(os.listdir("/proc/self/fd")) == fds
@@ -253,15 +248,14 @@ def test_a_fork_that_fails_leaves_nothing_open_and_the_flag_as_it_was(
 def test_a_refused_subreaper_flag_is_an_error_with_its_errno(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    class Libc:
-        @staticmethod
-        def prctl(option: int, *_args: Any) -> int:
-            if option != 36:
-                return 0
-            ctypes.set_errno(errno.EPERM)
-            return -1
+    def prctl(option: int, *_args: Any) -> int:
+        if option != 36:
+            return 0
+        ctypes.set_errno(errno.EPERM)
+        return -1
 
-    monkeypatch.setattr(contain, "_libc", lambda: Libc)
+    prctl.restype = ctypes.c_int  # type: ignore[attr-defined]
+    monkeypatch.setattr(contain, "_prctl", lambda: prctl)
     with pytest.raises(OSError) as raised:
         contain._prctl_subreaper(1)
     assert (raised.value.errno, raised.value.strerror) == (
@@ -274,7 +268,7 @@ def test_the_watchdog_sweeps_when_the_pipe_closes_without_the_all_clear(
     cleanup: list[subprocess.Popen[bytes]],
 ) -> None:
     """ccbridge dying closes its end of the pipe: here it is closed by hand, in this process,
-    and the watchdog (a real fork) kills the hook's group and what carries the token."""
+    and the watchdog kills the hook's group and, as Python, what carries the token."""
     containment = contain.Containment()
     try:
         hook = _sleeper({})  # no token: only its process group tells the watchdog
@@ -371,22 +365,6 @@ def test_killing_a_process_that_may_not_be_signalled_is_no_error(
     contain._kill(1)
 
 
-def test_the_sweep_of_a_group_that_may_not_be_signalled_goes_on(
-    monkeypatch: pytest.MonkeyPatch, cleanup: list[subprocess.Popen[bytes]]
-) -> None:
-    token = os.urandom(8).hex()
-    carrying = _sleeper({contain.MARK: token})
-    cleanup.append(carrying)
-    _until_marked(token, 1)
-
-    def refused(_group: int, _signal: int) -> None:
-        raise PermissionError(1, "Operation not permitted")
-
-    monkeypatch.setattr(os, "killpg", refused)
-    contain._sweep([1, 2], token)
-    assert carrying.wait(5) == -signal.SIGKILL
-
-
 def test_the_sweep_kills_until_two_looks_in_a_row_find_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -397,15 +375,9 @@ def test_the_sweep_kills_until_two_looks_in_a_row_find_nothing(
     monkeypatch.setattr(contain, "marked", lambda _token: looks.pop(0))
     monkeypatch.setattr(contain, "_kill", killed.append)
     monkeypatch.setattr(contain, "_SWEEP_SECONDS", 120.0)
-    contain._sweep([], "tok")
+    contain.sweep("tok")
     assert killed == [11, 12]
     assert looks == [[13]]
-
-
-def test_the_sweep_of_groups_that_are_gone_is_no_error() -> None:
-    process = subprocess.Popen(["true"], start_new_session=True)
-    process.wait()
-    contain._sweep([process.pid], os.urandom(8).hex())
 
 
 @pytest.mark.parametrize("reaped_elsewhere", [False, True])

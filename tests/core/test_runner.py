@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +16,6 @@ from bridge.subhooks.runner import argv_of, run_hooks, substitute
 from bridge.subhooks.spec import HookSpec
 
 
-@contextlib.contextmanager
-def _uncontained() -> Iterator[None]:
-    yield None
-
-
 @pytest.fixture(autouse=True, params=["linux", "no-pidfd", "no-pidfd-no-containment"])
 def platform(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Every runner test on Linux as it is, without pidfd (exits polled), and as on macOS:
@@ -30,7 +23,7 @@ def platform(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     if request.param != "linux":
         monkeypatch.setattr(runner, "open_pidfd", lambda _pid: None)
     if request.param == "no-pidfd-no-containment":
-        monkeypatch.setattr(runner, "contained", _uncontained)
+        monkeypatch.setattr(runner, "contained", lambda _closes: None)
     return str(request.param)
 
 
@@ -170,12 +163,12 @@ def test_a_start_that_fails_half_way_kills_the_started_hook(
     monkeypatch: pytest.MonkeyPatch, platform: str
 ) -> None:
     def broken(_pid: int) -> int:
-        raise RuntimeError("broken after Popen")
+        raise RuntimeError("broken after the start")
 
     monkeypatch.setattr(runner, "open_pidfd", broken)
     marker = uuid.uuid4().hex
     env = {**os.environ, contain.MARK: marker}  # the hooks carry it on every platform
-    with pytest.raises(RuntimeError, match="broken after Popen"):
+    with pytest.raises(RuntimeError, match="broken after the start"):
         run_hooks([hook("sleep 30")], b"", env, None)
     for _ in range(100):  # SIGKILL delivery is asynchronous; a survivor stays for good
         if not _marked(marker):
@@ -184,31 +177,32 @@ def test_a_start_that_fails_half_way_kills_the_started_hook(
     assert _marked(marker) == [], f"left running ({platform})"
 
 
-def test_a_start_failing_in_one_starter_thread_kills_every_hook_already_started(
+def test_a_start_failing_half_way_kills_every_hook_already_started(
     monkeypatch: pytest.MonkeyPatch, platform: str
 ) -> None:
-    """Hooks start from several threads: one thread's failure is raised in the caller, and the
-    hooks the other threads did start are killed, also where no subreaper sweeps them up."""
+    """The sixth hook's start fails after its process started: the failure is raised in the
+    caller, and that hook and the five before it are killed, also where no subreaper sweeps
+    them up."""
     calls: list[int] = []
     real = runner.open_pidfd
 
     def broken_once(pid: int) -> int | None:
         calls.append(pid)
-        if len(calls) == 6:  # by then every starter thread has started hooks
-            raise RuntimeError("broken after Popen")
+        if len(calls) == 6:
+            raise RuntimeError("broken after the start")
         return real(pid) if platform == "linux" else None
 
     monkeypatch.setattr(runner, "open_pidfd", broken_once)
     marker = uuid.uuid4().hex
     env = {**os.environ, contain.MARK: marker}
-    with pytest.raises(RuntimeError, match="broken after Popen"):
+    with pytest.raises(RuntimeError, match="broken after the start"):
         run_hooks([hook(f"sleep 30 # {n}") for n in range(12)], b"", env, None)
     for _ in range(100):
         if not _marked(marker):
             break
         time.sleep(0.02)
     assert _marked(marker) == [], f"left running ({platform})"
-    assert len(calls) >= 6
+    assert len(calls) == 6  # the hooks after it never started
 
 
 def test_descendants_that_leave_the_group_are_killed(tmp_path: Path, platform: str) -> None:

@@ -5,9 +5,7 @@ of. Real processes, in this process (issue 16: each test here kills mutants of r
 from __future__ import annotations
 
 import os
-import selectors
 import signal
-import subprocess
 import threading
 import time
 from collections.abc import Iterable
@@ -88,42 +86,28 @@ def test_output_of_a_child_after_the_hook_exited_is_read_until_its_pipe_closes(
 
 
 @pytest.mark.parametrize("with_pidfd", [True, False])
-def test_closing_a_hook_kills_it_and_stops_watching_all_it_had(with_pidfd: bool) -> None:
-    process = subprocess.Popen(
-        ["sleep", "30"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-    )
-    assert process.stdin and process.stdout and process.stderr
-    pidfd = runner.open_pidfd(process.pid) if with_pidfd else None
+def test_closing_a_hook_kills_it_and_stops_watching_all_it_had(
+    monkeypatch: pytest.MonkeyPatch, with_pidfd: bool
+) -> None:
+    if not with_pidfd:
+        monkeypatch.setattr(runner, "open_pidfd", lambda _pid: None)
+    item = runner._start(hook("exec sleep 30"), b"", runner._Spawner(env(), None, []), 0.0)
+    assert isinstance(item, runner._Live)
+    assert (item.pidfd is not None) is with_pidfd
     try:
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            selector.register(process.stderr, selectors.EVENT_READ)
-            if pidfd is not None:
-                selector.register(pidfd, selectors.EVENT_READ)
-            process.stdin.close()  # as for a hook given no stdin: closed before the others
-            item = runner._Live(
-                hook=hook("sleep 30"),
-                process=process,
-                started=0.0,
-                deadline=0.0,
-                pidfd=pidfd,
-                stdin=b"",
-            )
-            before = time.monotonic()
-            runner._close(selector, item)
-            assert len(selector.get_map()) == 0
-            assert process.stdout.closed and process.stderr.closed
-            assert item.done is True and item.ended >= before
-            assert process.wait() == -signal.SIGKILL
+        watch = runner._watch_all([item])  # no data: stdin is closed before the others
+        assert item.stdin is None
+        before = time.monotonic()
+        runner._close(watch, item)
+        assert watch._owners == {}
+        assert (item.stdin, item.stdout, item.stderr) == (None, None, None)
+        assert item.done is True and item.ended >= before
+        _, status = os.waitpid(item.pid, 0)
+        assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
     finally:
-        if pidfd is not None:
-            os.close(pidfd)
-        process.kill()
-        process.wait()
+        runner._kill_group(item.pid)
+        if item.pidfd is not None:
+            os.close(item.pidfd)
 
 
 def test_a_failed_start_is_told_by_the_systems_reason() -> None:
@@ -208,10 +192,18 @@ def test_hooks_run_from_a_thread_other_than_the_main_one() -> None:
 def test_a_finished_hook_reports_its_exit_output_and_time_in_milliseconds(
     error: str | None,
 ) -> None:
-    process = subprocess.Popen(["sh", "-c", "exit 4"], start_new_session=True)
-    os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOWAIT)  # exited, left for _finish to reap
+    pid = os.posix_spawn("/bin/sh", ["sh", "-c", "exit 4"], env(), setsid=True)
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # exited, left for _finish to reap
     item = runner._Live(
-        hook=hook("exit 4"), process=process, started=10.0, deadline=11.0, pidfd=None, stdin=b""
+        hook=hook("exit 4"),
+        pid=pid,
+        stdin=None,
+        stdout=None,
+        stderr=None,
+        pidfd=None,
+        started=10.0,
+        deadline=11.0,
+        data=b"",
     )
     item.out += b"o"
     item.err += b"e"
@@ -223,3 +215,79 @@ def test_a_finished_hook_reports_its_exit_output_and_time_in_milliseconds(
         duration_ms=2250.0,
         error=error,
     )
+
+
+def test_ccbridge_is_back_in_its_own_directory_after_starting_hooks_elsewhere(
+    tmp_path: Path,
+) -> None:
+    here = os.getcwd()
+    (run,) = run_hooks([hook("pwd")], b"", env(), str(tmp_path))
+    assert run.stdout == f"{tmp_path}\n".encode()
+    assert os.getcwd() == here
+
+
+def test_hooks_start_elsewhere_even_when_ccbridge_s_own_directory_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone, there = tmp_path / "gone", tmp_path / "there"
+    gone.mkdir()
+    there.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    (run,) = run_hooks([hook("pwd")], b"", env(), str(there))
+    assert run.stdout == f"{there}\n".encode()
+    with pytest.raises(FileNotFoundError):
+        os.getcwd()  # back in the removed directory, not moved somewhere else
+
+
+def test_a_directory_that_cannot_be_entered_is_every_hook_s_start_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused(_path: str) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    here = os.getcwd()
+    monkeypatch.setattr(os, "chdir", refused)
+    runs = run_hooks([hook("true"), hook("false")], b"", env(), str(tmp_path))
+    assert [run.error for run in runs] == [
+        f"could not start: cannot enter {str(tmp_path)!r}: Permission denied"
+    ] * 2
+    assert os.getcwd() == here
+
+
+def test_programs_are_found_on_the_hooks_path_not_in_the_directory(tmp_path: Path) -> None:
+    """As `subprocess` (and a shell) find them: the first executable file of that name on the
+    PATH the hooks get; a directory or a file that may not be run is passed over; a program
+    not on the PATH is not taken from the working directory."""
+    first, second, work = tmp_path / "first", tmp_path / "second", tmp_path / "work"
+    for directory in (first, second, work):
+        directory.mkdir()
+    (first / "tool").mkdir()  # a directory of that name
+    (first / "other").write_text("#!/bin/sh\necho not executable\n")  # no x bit
+    for directory, said in ((second, "second"), (work, "work")):
+        for name in ("tool", "other"):
+            script = directory / name
+            script.write_text(f"#!/bin/sh\necho {said} $0\n")
+            script.chmod(0o755)
+    path_env = {**env(), "PATH": f"{first}:{second}"}
+    tool, other, missing = run_hooks(
+        [hook("tool", args=()), hook("other", args=()), hook("sh", args=("-c", "true"))],
+        b"",
+        path_env,
+        str(work),
+    )
+    assert tool.stdout == f"second {second}/tool\n".encode()
+    assert other.stdout == f"second {second}/other\n".encode()
+    assert missing.error == "could not start 'sh': No such file or directory"
+
+
+def test_a_hook_whose_exit_status_was_lost_is_a_failure_not_a_pass() -> None:
+    """With SIGCHLD ignored the system reaps exited children itself and their exit status is
+    gone: the hook did not answer, which never counts as a clean exit 0."""
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        (run,) = run_hooks([hook("exit 2")], b"", env(), None)
+    finally:
+        signal.signal(signal.SIGCHLD, previous)
+    assert run.exit_code is None
+    assert run.error == "its exit status was lost (SIGCHLD ignored?)"
