@@ -37,7 +37,8 @@ MARK = "CCBRIDGE_HOOK_RUN"  # tokens of the events whose hooks a process belongs
 _PR_SET_CHILD_SUBREAPER, _PR_GET_CHILD_SUBREAPER = 36, 37
 _ALL_CLEAR = b"done\n"
 _SWEEP_SECONDS = 5.0  # the watchdog's bound for killing what a dead ccbridge left
-# The watchdog: $0 is Python, $1 the sweep's code, $2 where the bridge package is, $3 the token.
+# The watchdog: $0 is Python, $1 the sweep's code, $2 where the bridge package is, $3 the token,
+# $4 when the event began (boot ticks).
 # Process groups come one a line, the all-clear last; anything else read is no group. A last
 # line without its newline (ccbridge died while writing) still counts.
 _WATCHDOG = """
@@ -50,10 +51,10 @@ while IFS= read -r line || [ -n "$line" ]; do
     esac
 done
 for group in $groups; do kill -s KILL -- "-$group"; done 2>/dev/null
-exec "$0" -I -c "$1" "$2" "$3"
+exec "$0" -I -c "$1" "$2" "$3" "$4"
 """
 _SWEEPER = "import sys; sys.path.insert(0, sys.argv[1]); from bridge.subhooks import contain; "
-_SWEEPER += "contain.sweep(sys.argv[2])"
+_SWEEPER += "contain.sweep(sys.argv[2], int(sys.argv[3]))"
 _PACKAGES = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -169,12 +170,19 @@ def _kill(pid: int) -> None:
         pass
 
 
-def sweep(token: str) -> None:
+def sweep(token: str, since: int) -> None:
     """What the watchdog does once ccbridge is gone (the groups it was told are killed by then):
-    kill what carries the token until two looks in a row find nothing."""
+    kill what carries the token until two looks in a row find nothing. Only processes started
+    since the event began (`since`, in boot ticks) can be the event's, whatever their
+    environment says: an older one is never killed."""
     quiet, deadline = 0, time.monotonic() + _SWEEP_SECONDS
     while quiet < 2 and time.monotonic() < deadline:
-        found = [pid for pid in marked(token) if pid != os.getpid()]
+        table = processes()
+        found = [
+            pid
+            for pid in marked(token)
+            if pid != os.getpid() and pid in table and table[pid][1] >= since
+        ]
         for pid in found:
             _kill(pid)
         quiet = 0 if found else quiet + 1
@@ -194,6 +202,7 @@ class Containment:
         null = os.open(os.devnull, os.O_WRONLY)  # never hold Claude Code's pipes open
         try:
             argv = ["sh", "-c", _WATCHDOG, sys.executable, _SWEEPER, _PACKAGES, self.token]
+            argv.append(str(self._since))
             self._watchdog = spawn.start("/bin/sh", argv, os.environ, (read, null, null), closes)
         except OSError:
             os.close(self._pipe)

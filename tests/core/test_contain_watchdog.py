@@ -47,13 +47,18 @@ def test_the_sweep_kills_the_marked_and_nothing_else(
     cleanup: list[subprocess.Popen[bytes]],
 ) -> None:
     token = os.urandom(8).hex()
+    older = _sleeper({contain.MARK: token})  # carries it, but was there before the event
+    _until_marked(token, 1)
+    time.sleep(0.05)  # start times are in clock ticks (10 ms)
+    since = contain.boot_ticks()
     carrying = _sleeper({contain.MARK: f"outer {token}"})  # left the group: by the token only
     other = _sleeper({contain.MARK: "someone-else"})
-    cleanup += [carrying, other]
-    _until_marked(token, 1)
-    contain.sweep(token)
+    cleanup += [older, carrying, other]
+    _until_marked(token, 2)
+    contain.sweep(token, since)
     assert carrying.wait(5) == -signal.SIGKILL
     assert other.poll() is None
+    assert older.poll() is None
 
 
 def test_marked_finds_the_token_among_others_and_only_it(
@@ -369,13 +374,16 @@ def test_the_sweep_kills_until_two_looks_in_a_row_find_nothing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A process that shows up after one quiet look is still killed; after two, the watchdog
-    stops looking (and never counts itself)."""
-    looks = [[], [11, os.getpid()], [], [12], [], [], [13]]
+    stops looking. It never counts itself, a process older than the event (14) or one that
+    ended before its start time was read (15)."""
+    looks = [[], [11, os.getpid(), 14, 15], [], [12], [], [], [13]]
     killed: list[int] = []
+    table = {11: (1, 5), 12: (1, 6), 13: (1, 5), 14: (1, 4), os.getpid(): (1, 5)}
     monkeypatch.setattr(contain, "marked", lambda _token: looks.pop(0))
     monkeypatch.setattr(contain, "_kill", killed.append)
     monkeypatch.setattr(contain, "_SWEEP_SECONDS", 120.0)
-    contain.sweep("tok")
+    monkeypatch.setattr(contain, "processes", lambda: table)
+    contain.sweep("tok", 5)
     assert killed == [11, 12]
     assert looks == [[13]]
 
