@@ -156,7 +156,8 @@ def marked(token: str) -> list[int]:
     for name in os.listdir("/proc"):
         if name.isdigit():
             try:
-                if token in _tokens(_read(f"/proc/{name}/environ")):
+                # Not mutated: its mutant (`not in`) has the watchdog kill every other process.
+                if token in _tokens(_read(f"/proc/{name}/environ")):  # pragma: no mutate
                     found.append(int(name))
             except OSError:  # ended, or not ours to read
                 continue
