@@ -46,10 +46,10 @@ def hmac_sha256_hex(key: bytes, data: bytes) -> str:
         return hmac.new(key, data, hashlib.sha256).hexdigest()
     if len(key) > 64:  # SHA-256's block size
         key = _BUILTIN(key).digest()
-    block = int.from_bytes(key.ljust(64, b"\0"), "big")
+    block = int.from_bytes(key.ljust(64, b"\0"))  # big-endian, as to_bytes below
     inner = _BUILTIN(_pad(block, 0x36) + data).digest()
     return str(_BUILTIN(_pad(block, 0x5C) + inner).hexdigest())
 
 
 def _pad(block: int, byte: int) -> bytes:
-    return (block ^ int.from_bytes(bytes([byte]) * 64, "big")).to_bytes(64, "big")
+    return (block ^ int.from_bytes(bytes([byte]) * 64)).to_bytes(64)

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import sys
 
 import pytest
 
+from bridge.wire import digest
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
 MIB = 1 << 20
@@ -55,3 +57,35 @@ def test_both_sides_of_the_size_switch_agree_with_hashlib(size: int) -> None:
 def test_keys_around_the_block_size_agree_with_hmac(length: int) -> None:
     key = bytes(range(1, length + 1))
     assert hmac_sha256_hex(key, b"data") == hmac.new(key, b"data", hashlib.sha256).hexdigest()
+
+
+def test_this_interpreter_has_the_built_in_sha256() -> None:
+    """CPython builds it in (as `_sha256` before 3.12, `_sha2` since): found, it spares a hook
+    call OpenSSL's loading."""
+    builtin = digest._builtin()
+    assert builtin is not None
+    assert builtin(b"abc").hexdigest() == hashlib.sha256(b"abc").hexdigest()
+
+
+def test_up_to_a_mebibyte_hashlib_and_hmac_are_not_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"x" * MIB
+    expected = (hashlib.sha256(data).hexdigest(), hmac.new(b"k", data, "sha256").hexdigest())
+    monkeypatch.setitem(sys.modules, "hashlib", None)  # importing either now fails
+    monkeypatch.setitem(sys.modules, "hmac", None)
+    assert (sha256_hex(data), hmac_sha256_hex(b"k", data)) == expected
+
+
+def test_past_a_mebibyte_the_built_in_is_not_used(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(_data: bytes) -> None:
+        raise AssertionError("the built-in SHA-256 hashed a large input")
+
+    data = b"x" * (MIB + 1)
+    monkeypatch.setattr(digest, "_BUILTIN", refused)
+    assert sha256_hex(data) == hashlib.sha256(data).hexdigest()
+    assert hmac_sha256_hex(b"k", data) == hmac.new(b"k", data, hashlib.sha256).hexdigest()
+
+
+def test_without_the_built_in_every_size_goes_to_hashlib(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(digest, "_BUILTIN", None)
+    assert sha256_hex(b"abc") == hashlib.sha256(b"abc").hexdigest()
+    assert hmac_sha256_hex(b"k", b"abc") == hmac.new(b"k", b"abc", hashlib.sha256).hexdigest()
