@@ -396,3 +396,12 @@ def test_close_after_the_watchdog_died_is_no_error(reaped_elsewhere: bool) -> No
         os.waitpid(containment._watchdog, 0)
     containment.close()  # the all-clear finds no reader; the wait finds no child
     assert not Path(f"/proc/{containment._watchdog}").exists()
+
+
+def test_close_waits_for_a_watchdog_slow_to_exit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The all-clear is read, and the watchdog takes its time to exit: close reaps it all the
+    same, leaving not even a zombie."""
+    monkeypatch.setattr(contain, "_WATCHDOG", "cat >/dev/null; sleep 0.3")
+    containment = contain.Containment()
+    containment.close()
+    assert not Path(f"/proc/{containment._watchdog}").exists()

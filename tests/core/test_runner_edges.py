@@ -281,13 +281,48 @@ def test_programs_are_found_on_the_hooks_path_not_in_the_directory(tmp_path: Pat
     assert missing.error == "could not start 'sh': No such file or directory"
 
 
-def test_a_hook_whose_exit_status_was_lost_is_a_failure_not_a_pass() -> None:
+@pytest.mark.parametrize("with_pidfd", [True, False])
+def test_a_hook_whose_exit_status_was_lost_is_a_failure_not_a_pass(
+    monkeypatch: pytest.MonkeyPatch, with_pidfd: bool
+) -> None:
     """With SIGCHLD ignored the system reaps exited children itself and their exit status is
-    gone: the hook did not answer, which never counts as a clean exit 0."""
+    gone: the hook did not answer, which never counts as a clean exit 0. Without a pidfd the
+    exit is still seen (not waited out to the timeout)."""
+    if not with_pidfd:
+        monkeypatch.setattr(runner, "open_pidfd", lambda _pid: None)
     previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
     try:
-        (run,) = run_hooks([hook("exit 2")], b"", env(), None)
+        (run,) = run_hooks([hook("exit 2", timeout=3)], b"", env(), None)
     finally:
         signal.signal(signal.SIGCHLD, previous)
     assert run.exit_code is None
     assert run.error == "its exit status was lost (SIGCHLD ignored?)"
+
+
+def test_hooks_start_elsewhere_from_a_directory_ccbridge_may_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where ccbridge was is held by a path-only descriptor (O_PATH), which needs no read
+    permission on that directory. The tests run as root, who may read anything, so the
+    kernel's refusal of any other opening is stood in for."""
+    real_open = os.open
+
+    def unreadable_here(path: str, flags: int, *args: Any) -> int:
+        if path == "." and not flags & os.O_PATH:
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, flags, *args)
+
+    monkeypatch.setattr(os, "open", unreadable_here)
+    (run,) = run_hooks([hook("pwd")], b"", env(), str(tmp_path))
+    assert (run.stdout, run.error) == (f"{tmp_path}\n".encode(), None)
+
+
+def test_a_hook_that_closed_stdout_and_left_a_child_on_stderr_ends_at_the_grace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its stdout is done and it exited; stderr stays open in a child: the run lets go at the
+    end of the grace, kills the child, and reports the exit as it was."""
+    monkeypatch.setattr(runner, "EXIT_GRACE", 0.2)
+    (run,) = run_hooks([hook("printf out; exec 1>&-; sleep 30 & exit 3")], b"", env(), None)
+    assert (run.exit_code, run.stdout, run.stderr, run.error) == (3, b"out", b"", None)
+    assert run.duration_ms < 15_000  # at the grace, not when the child ended
