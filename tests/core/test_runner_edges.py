@@ -85,18 +85,19 @@ def test_output_of_a_child_after_the_hook_exited_is_read_until_its_pipe_closes(
     assert run.duration_ms < 15_000  # it ended when stderr closed, not at the end of the grace
 
 
+@pytest.mark.parametrize("data", [b"", b"event"])
 @pytest.mark.parametrize("with_pidfd", [True, False])
 def test_closing_a_hook_kills_it_and_stops_watching_all_it_had(
-    monkeypatch: pytest.MonkeyPatch, with_pidfd: bool
+    monkeypatch: pytest.MonkeyPatch, with_pidfd: bool, data: bytes
 ) -> None:
     if not with_pidfd:
         monkeypatch.setattr(runner, "open_pidfd", lambda _pid: None)
-    item = runner._start(hook("exec sleep 30"), b"", runner._Spawner(env(), None, []), 0.0)
+    item = runner._start(hook("exec sleep 30"), data, runner._Spawner(env(), None, []), 0.0)
     assert isinstance(item, runner._Live)
     assert (item.pidfd is not None) is with_pidfd
     try:
         watch = runner._watch_all([item])  # no data: stdin is closed before the others
-        assert item.stdin is None
+        assert (item.stdin is None) is not data
         before = time.monotonic()
         runner._close(watch, item)
         assert watch._owners == {}
