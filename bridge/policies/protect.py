@@ -184,6 +184,17 @@ class _Entry:
             if set(self.parts[start:]) != {"**"}  # a bare `**` tail would fit any path
         )
 
+    def could_hold(self, parts: tuple[str, ...], levels: int) -> bool:
+        """Whether a relative path of unknown base could name a directory at most `levels`
+        above this entry (`cd ~/.local && rm -rf state`)."""
+        own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
+        return any(
+            _match(own[start:end], parts)
+            for start in range(len(own))
+            for end in range(max(start + 1, len(own) - levels), len(own))
+            if set(own[start:end]) != {"**"}  # a bare `**` would fit any directory
+        )
+
     def named(self, pattern: str, inside: bool = True) -> bool:
         """Whether a file name pattern (`find -name`) could match this entry or a directory
         holding it (or, `inside`, a file in an entry that is a directory)."""
@@ -256,8 +267,14 @@ class _Protection:
         base = cwd if cwd.startswith("/") else os.getcwd()
         absolute = posixpath.join(base, path)
         forms: set[tuple[str, ...]] = set()
-        for expanded in (absolute, *(self._globbed(absolute) if shell_word else ())):
+        matches = self._globbed(absolute) if shell_word else []
+        for expanded in (absolute, *matches[:_MAX_GLOB_MATCHES]):
             forms |= {_split(expanded), _split(_realpath(expanded) or expanded)}
+        # More matches than are looked at: any of them, all below the glob's fixed part, may hit.
+        crowded = _crowded(absolute, above) if len(matches) > _MAX_GLOB_MATCHES else []
+        relative = _split(path) if unknown_base and not path.startswith("/") else None
+        while relative and relative[0] == "..":  # above an unknown directory: still unknown
+            relative = relative[1:]
         for entry in self.entries:
             named = any(entry.named(name) for name in names)
             if not entry.anchored and any(entry.named(name, False) for name in names):
@@ -267,7 +284,11 @@ class _Protection:
                 entry.protects(form) or (below and entry.beneath(form, above)) for form in forms
             ):
                 return entry.spec
-            if unknown_base and not path.startswith("/") and entry.could_end_with(_split(path)):
+            if relative is not None and (
+                entry.could_end_with(relative) or (below and entry.could_hold(relative, above))
+            ):
+                return entry.spec
+            if any(entry.protects(fixed) or entry.beneath(fixed, deep) for fixed, deep in crowded):
                 return entry.spec
         return None
 
@@ -278,9 +299,19 @@ class _Protection:
         import glob  # only for a word with a glob in it: every hook call would pay otherwise
 
         try:  # the shell expands a glob to what exists now, so the files it would touch exist
-            return list(islice(glob.iglob(pattern, include_hidden=True), _MAX_GLOB_MATCHES))
+            return list(islice(glob.iglob(pattern, include_hidden=True), _MAX_GLOB_MATCHES + 1))
         except (OSError, ValueError, RecursionError):
             return []
+
+
+def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
+    """The directory a glob's matches lie in (its part without a glob, also as resolved), and
+    how far below it they, and what they reach (`above`), go."""
+    parts = _split(pattern)
+    fixed = next((i for i, part in enumerate(parts) if not _GLOB.isdisjoint(part)), len(parts))
+    deep = len(parts) - fixed + above
+    real = _realpath("/" + "/".join(parts[:fixed])) or "/"
+    return [(parts[:fixed], deep), (_split(real), deep)]
 
 
 @record(frozen=True, slots=True)

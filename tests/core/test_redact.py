@@ -145,3 +145,21 @@ def test_other_keys_and_values_pass_through() -> None:
     assert redact(7) == 7 and redact(None) is None
     assert redact("secret: abcdefgh") == f"secret: {MASK}"
     assert redact("plain", whole=True) == MASK
+
+
+def test_a_key_judged_once_is_judged_alike_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys repeat once per sub-hook in a record, so their judgement is kept: a kept judgement
+    masks as the first one did, for the key and for what is under it."""
+    monkeypatch.setattr(redact_module, "_KEYS", {})
+    record = {"password": "hunter2", "sk-abcdefghijklmnopqrstuv": "x", "name": "plain"}
+    first, again = redact(record), redact(record)
+    assert first == again == {"password": MASK, MASK: "x", "name": "plain"}
+    assert set(redact_module._KEYS) == set(record)
+
+
+def test_the_kept_key_judgements_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redact_module, "_KEYS", {})
+    monkeypatch.setattr(redact_module, "_KEYS_KEPT", 3)
+    masked = redact({f"key{n}": "v" for n in range(5)} | {"token": "t"})
+    assert len(redact_module._KEYS) == 3
+    assert masked == {**{f"key{n}": "v" for n in range(5)}, "token": MASK}  # judged all the same

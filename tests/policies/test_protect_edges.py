@@ -119,6 +119,7 @@ def test_copies_elsewhere_pass(command: str) -> None:
         "ar x lib.a",
         "ar -x lib.a",
         "jar xf a.jar",
+        "tar -xf a.tar --directory/tmp",  # no `=`: not the directory option
     ],
 )
 def test_archive_extraction_into_a_directory_above_is_denied(command: str) -> None:
@@ -153,6 +154,7 @@ def test_archive_extraction_into_a_directory_above_is_denied(command: str) -> No
         "7za x a.7z -o/tmp",
         "7zr x a.7z -o/tmp",
         "cpio -i --directory=/tmp",
+        "ar Xx lib.a",  # a mode is `x` after dashes only
     ],
 )
 def test_listing_or_extracting_elsewhere_passes(command: str) -> None:
@@ -180,6 +182,7 @@ def test_listing_or_extracting_elsewhere_passes(command: str) -> None:
         "find -D tree d -delete",
         "find . -fprint out",
         "find d -fls out",
+        "find . -fprintf out %p",
     ],
 )
 def test_find_that_deletes_or_writes_where_the_file_may_be_is_denied(command: str) -> None:
@@ -245,6 +248,9 @@ def test_find_names_an_unanchored_entry_wherever_it_looks() -> None:
         ("bunzip2 d/e/f.bz2", "d/e/f"),
         ("unzstd d/e/f.zst", "d/e/f"),
         ("gunzip d/e/f.Z", "d/e/f"),
+        ("xz -d d/e/f.xz", "d/e/f"),  # the compressors decompress too
+        ("zstd -d d/e/f.zst", "d/e/f"),
+        ("bzip2 -d d/e/f.bz2", "d/e/f"),
     ],
 )
 def test_scripts_and_in_place_editors_write_what_they_name(command: str, written: str) -> None:
@@ -663,6 +669,20 @@ def strict_in_env(command: str) -> str | None:
         ("read X; cp s.json $X", "$X"),  # the line sets X: the environment's value is stale
         ("cp s.json $OLDPWD", "$OLDPWD"),  # whatever directory the agent was in before
         ("cd /q && cp s.json $PWD", "$PWD"),  # after a `cd`: not where the command started
+        ("cp s.json ~-", "~-"),  # the previous directory, as `$OLDPWD`
+        ("X=$(pwd); cp s.json $X", "$X"),  # assigned a computed value
+        ("X=$(echo a=b); cp s.json $X", "$X"),  # the name ends at the first `=`
+        ("export X=$(pwd); cp s.json $X", "$X"),
+        ("local X=$(pwd); cp s.json $X", "$X"),
+        ("declare X=$(pwd); cp s.json $X", "$X"),
+        ("readonly X=$(pwd); cp s.json $X", "$X"),
+        ("for X in $(ls); do cp s.json $X; done", "$X"),
+        ("select X in $(ls); do cp s.json $X; done", "$X"),
+        ("mapfile X < f; cp s.json $X", "$X"),
+        ("readarray X < f; cp s.json $X", "$X"),
+        ("getopts ab X; cp s.json $X", "$X"),
+        ("X=$(pwd); for Y in a; do cp s.json $X; done", "$X"),  # a later loop adds its name
+        ("X=$(pwd); read Y; cp s.json $X", "$X"),  # and so does a later `read`
     ],
 )
 def test_a_variable_the_hook_cannot_know_is_unknown(command: str, unknown: str) -> None:
@@ -984,6 +1004,7 @@ def test_a_glob_is_expanded_to_the_state_it_names(tmp_path: Path) -> None:
         "cat $Y .claude",  # and commands that only read
         "X=$Y; echo .claude",  # an assignment alone runs nothing
         "make '$Y' .claude",  # a quoted `$` is a plain character
+        "'$Y' .claude",  # in the command name too
     ],
 )
 def test_an_unknown_word_in_a_reading_command_passes(command: str) -> None:
@@ -1026,7 +1047,11 @@ def test_many_inline_programs_in_one_line_are_each_judged() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["D=/s; cat ${D}t/x", "for x in /s; do cat ${x}t/y; done"],
+    [
+        "D=/s; cat ${D}t/x",
+        "for x in /s; do cat ${x}t/y; done",
+        "D=/s; read y; for f in a; do cat ${D}t/x; done",  # every cue of an assignment at once
+    ],
 )
 def test_values_the_line_assigns_are_put_in(command: str) -> None:
     reason = strict(command)
@@ -1055,3 +1080,305 @@ def test_a_state_directory_given_with_a_slash_still_names_its_hint() -> None:
     guard = protect.self_protection_guard(["/p/s.json"], [], "/var/zz/", env={})
     execution = Execution.create("Bash", {"command": "make $X; echo zz"}, cwd="/w")
     assert guard(execution) is not None
+
+
+def test_an_anchored_glob_matches_from_the_root_only() -> None:
+    guard = protect.protected_paths_guard(["/p/*.json"])
+    deeper = Execution.create("Write", {"file_path": "/q/p/a.json", "content": ""}, cwd="/w")
+    assert guard(deeper) is None
+    direct = Execution.create("Write", {"file_path": "/p/a.json", "content": ""}, cwd="/w")
+    assert guard(direct) is not None
+
+
+@pytest.mark.parametrize(("command", "hit"), [("rm -rf /", True), ("cp x /", False)])
+def test_an_anchored_glob_is_reached_from_as_far_above_as_the_command_reaches(
+    command: str, hit: bool
+) -> None:
+    guard = protect.protected_paths_guard(["/p/*.json"])  # two levels below `/`
+    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert (reason is not None) is hit
+
+
+def test_files_landing_in_the_directory_holding_the_state_reach_it() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    reason = guard(Execution.create("Bash", {"command": "cp x /q"}, cwd="/w"))
+    assert reason == (
+        "ccbridge self-protection: `cp x /q` may write to /q, which matches protected '/q/st'"
+    )
+
+
+def test_a_path_the_system_cannot_resolve_is_still_guarded_as_written() -> None:
+    guard = protect.protected_paths_guard(["/p/a\x00b"])  # realpath refuses the NUL
+    execution = Execution.create("Write", {"file_path": "/p/a\x00b", "content": ""}, cwd="/w")
+    assert guard(execution) is not None
+
+
+@pytest.fixture
+def linked(tmp_path: Path) -> tuple[Path, Path]:
+    """A protected file given by a symlinked directory, and the real directory (a name that
+    would be a glob if it were read as one)."""
+    real = tmp_path / "real[1]"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    return tmp_path / "link" / "f", real
+
+
+def test_a_protected_symlink_guards_its_target_under_the_configured_name(
+    linked: tuple[Path, Path],
+) -> None:
+    spec, real = linked
+    guard = protect.protected_paths_guard([str(spec)])
+    execution = Execution.create("Write", {"file_path": f"{real}/f", "content": ""}, cwd="/w")
+    assert guard(execution) == (f"protected path: Write to {real}/f is denied (matches '{spec}')")
+
+
+def test_deleting_the_target_directory_of_a_protected_symlink_is_denied(
+    linked: tuple[Path, Path],
+) -> None:
+    spec, real = linked
+    guard = protect.protected_paths_guard([str(spec)])
+    execution = Execution.create("Bash", {"command": f"rm -rf '{real}'"}, cwd="/w")
+    assert guard(execution) is not None
+
+
+def test_find_elsewhere_does_not_reach_the_target_of_a_protected_symlink(
+    linked: tuple[Path, Path],
+) -> None:
+    spec, _ = linked
+    guard = protect.protected_paths_guard([str(spec)])
+    command = "find /nonexistent -name 'real*' -delete"
+    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is None
+
+
+def test_a_file_tool_path_is_taken_literally_not_as_a_glob(tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("", encoding="utf-8")
+    guard = protect.protected_paths_guard([str(tmp_path / "secret")])
+    execution = Execution.create("Write", {"file_path": f"{tmp_path}/s*", "content": ""}, cwd="/w")
+    assert guard(execution) is None
+
+
+def test_without_a_working_directory_a_relative_path_is_read_where_the_hook_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    guard = protect.protected_paths_guard([str(tmp_path / "f")])
+    assert guard(Execution.create("Write", {"file_path": "f", "content": ""}, cwd="")) is not None
+
+
+def test_every_match_of_a_glob_is_judged(tmp_path: Path) -> None:
+    import glob
+
+    for name in ("a", "b", "c"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    first = glob.glob(f"{tmp_path}/*")[0]  # not the last one the shell's expansion yields
+    guard = protect.protected_paths_guard([first])
+    command = f"rm {tmp_path}/*"
+    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
+
+
+def test_after_a_cd_an_absolute_path_is_only_itself() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    execution = Execution.create("Bash", {"command": "cd /tmp && cat /st/x"}, cwd="/w")
+    assert guard(execution) is None  # /st/x is no path inside /q/st
+
+
+def test_a_state_directory_name_is_a_hint_as_it_is_spelled() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/v/boX", env={})
+    execution = Execution.create("Bash", {"command": "make $X; echo bo"}, cwd="/w")
+    assert guard(execution) is None  # `bo` is not the name `boX`
+
+
+def test_a_state_directory_at_the_root_gives_no_empty_hint() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/", env={})
+    execution = Execution.create("Bash", {"command": "make -j$X"}, cwd="/w")
+    assert guard(execution) is None
+
+
+def test_popd_moves_too() -> None:
+    assert strict("popd && cp x s.json") == (
+        "ccbridge self-protection: `cp x s.json` may write to s.json, which matches protected "
+        "'/p/s.json'"
+    )
+
+
+def test_after_a_cd_a_relative_patch_cannot_be_read(tmp_path: Path) -> None:
+    (tmp_path / "x.patch").write_text(
+        "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
+        encoding="utf-8",
+    )
+    guard = protect.protected_paths_guard([str(tmp_path / "s.json")])
+    harmless = Execution.create("Bash", {"command": "git apply x.patch"}, cwd=str(tmp_path))
+    assert guard(harmless) is None
+    moved = Execution.create("Bash", {"command": "cd sub && git apply x.patch"}, cwd=str(tmp_path))
+    assert guard(moved) == (
+        "protected path: `git apply x.patch` may write to ., which matches protected "
+        f"'{tmp_path}/s.json'"
+    )
+
+
+def test_a_glob_beside_an_unknown_target_is_expanded(tmp_path: Path) -> None:
+    (tmp_path / "secret").write_text("", encoding="utf-8")
+    guard = protect.protected_paths_guard([str(tmp_path / "secret")])
+    command = f"echo {tmp_path}/sec* | tee $OUT"
+    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert reason is not None and f"names {tmp_path}/sec*, " in reason
+
+
+def test_an_unknown_target_in_a_line_naming_nothing_protected_passes() -> None:
+    assert judged("echo hi | tee $OUT") is None
+
+
+def test_an_unknown_target_in_backticks_is_unknown() -> None:
+    assert denied("cat d/e/f | tee `cat n`") == (
+        "protected path: the command writes to `cat n`, which cannot be resolved before it runs, "
+        "and `cat d/e/f` names d/e/f, which matches protected '/p/d/e/f'"
+    )
+
+
+def test_an_option_word_holding_a_path_is_still_read() -> None:
+    assert strict("cat -- -d/../../st/x") == (
+        "ccbridge self-protection: `cat -- -d/../../st/x` names -d/../../st/x, inside "
+        "ccbridge's state '/st', which the agent may not touch"
+    )
+
+
+def test_the_name_of_a_script_file_is_not_read_as_code() -> None:
+    assert strict("python3 write_ccbridge.py") is None
+
+
+def test_a_braced_variable_is_put_in() -> None:
+    assert strict_in_env("cp s.json ${X}") is None  # /tmp: nothing protected
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp s.json $X X=1",  # an operand that looks like an assignment assigns nothing
+        "for Y in a; do cp s.json $in; done",  # `in` is no loop variable
+    ],
+)
+def test_only_names_the_line_assigns_are_not_taken_from_the_environment(command: str) -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/st", env={"X": "/t", "in": "/t"})
+    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is None
+
+
+def test_a_redirection_writes_only_the_file_it_names() -> None:
+    assert judged("echo x > d") is None  # d/e/f lies below d: a file d is no directory above
+
+
+def test_a_decompressed_file_is_resolved_like_its_archive() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/st", env={"D": "/p"})
+    reason = guard(Execution.create("Bash", {"command": "gunzip $D/s.json.gz"}, cwd="/w"))
+    assert reason == (
+        "ccbridge self-protection: `gunzip $D/s.json.gz` may write to /p/s.json, which matches "
+        "protected '/p/s.json'"
+    )
+
+
+def test_inline_code_that_deletes_reaches_below_what_it_names() -> None:
+    command = "python3 -c \"import shutil; shutil.rmtree('d')\""
+    assert denied(command) == (
+        "protected path: `python3 -c import shutil; shutil.rmtree('d')` may write to d, which "
+        "matches protected '/p/d/e/f'"
+    )
+
+
+CODE_WITH_A_DOLLAR = "python3 -c 'import re; re.compile(\"a$\")'"  # a regex anchor, no variable
+
+
+def test_a_dollar_sign_in_inline_code_is_a_plain_character() -> None:
+    assert strict(f"{CODE_WITH_A_DOLLAR} ccbridge") is None  # a line naming a state piece
+    assert judged(f"{CODE_WITH_A_DOLLAR} d/e/f") is None  # and one naming a protected path
+
+
+@pytest.mark.parametrize("command", ["X=$Y make .claude", "cat --file=/st/x"])
+def test_assignments_and_option_values_are_words_of_their_own(command: str) -> None:
+    assert strict(command) is not None
+
+
+def test_importing_runpy_is_running_ccbridge() -> None:
+    assert strict("python3 -c 'import runpy'") == (
+        f"ccbridge self-protection: `python3 -c import runpy` {RUNS}"
+    )
+
+
+def test_an_unknown_option_of_an_interpreter_reading_stdin_is_no_program() -> None:
+    assert strict("python3 -u$X - <<EOF\nprint(1)\nEOF") is None
+
+
+def test_inline_shell_code_is_no_code_to_take_paths_from() -> None:
+    assert judged("sh -c 'cat d/e/f'") is None  # it only reads d/e/f
+
+
+def test_a_bare_double_dash_option_is_no_target_directory() -> None:
+    assert judged("cp x --=d/e") is None
+
+
+@pytest.mark.parametrize("length", [199, 200, 201, 250])
+def test_a_long_command_is_shown_cut_to_200_characters(length: int) -> None:
+    command = "rm d/e/f " + "x" * (length - len("rm d/e/f "))
+    shown = command if length <= 200 else command[:197] + "..."
+    assert denied(command) == (
+        f"protected path: `{shown}` may write to d/e/f, which matches protected '/p/d/e/f'"
+    )
+
+
+# After a `cd` the directory a relative path starts from is unknown: it may be any directory,
+# so a relative path that could name a directory above a protected file reaches that file.
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("cd /x && rm -rf d", "d"),
+        ("cd /x && rm -rf d/e", "d/e"),
+        ("cd /x && mv e /tmp/e", "e"),
+        ("cd /x && cp y d/e", "d/e"),  # files land in d/e: f is one of them
+        ("cd /x/y && rm -rf ../e", "../e"),  # above an unknown directory: still unknown
+        ("cd /x/y && rm ../e/f", "../e/f"),
+    ],
+)
+def test_after_a_cd_a_directory_above_the_protected_file_is_reached(
+    command: str, written: str
+) -> None:
+    assert judged(command, cwd="/w") == (
+        f"protected path: `{command.partition(' && ')[2]}` may write to {written}, which matches "
+        "protected '/p/d/e/f'"
+    )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd /x && rm -rf q",
+        "cd /x && cp y d",  # a file lands in d: f is two levels below
+        "cd /x && rm -rf e/g",
+    ],
+)
+def test_after_a_cd_a_path_beside_the_protected_file_passes(command: str) -> None:
+    assert judged(command, cwd="/w") is None
+
+
+def test_after_a_cd_the_directory_holding_the_state_is_reached() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    execution = Execution.create("Bash", {"command": "cd / && rm -rf q"}, cwd="/w")
+    assert guard(execution) == (
+        "ccbridge self-protection: `rm -rf q` may write to q, which matches protected '/q/st'"
+    )
+
+
+def test_a_glob_with_more_matches_than_are_looked_at_fails_closed(tmp_path: Path) -> None:
+    import glob
+
+    crowded = tmp_path / "crowded"
+    crowded.mkdir()
+    for i in range(protect._MAX_GLOB_MATCHES + 100):
+        (crowded / f"f{i}").write_bytes(b"")
+    last = list(glob.iglob(f"{crowded}/*"))[-1]  # past the matches that are looked at
+    (tmp_path / "elsewhere").mkdir()
+    guard = protect.protected_paths_guard([last, str(tmp_path / "elsewhere" / "f")])
+
+    def judged_here(command: str) -> str | None:
+        return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+
+    assert judged_here(f"rm {crowded}/*") is not None
+    assert judged_here(f"cat {crowded}/* > /tmp/all") is None  # only read
+    assert judged_here(f"rm {tmp_path}/elsewhere/g*") is None
