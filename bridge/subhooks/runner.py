@@ -246,7 +246,6 @@ def _run(
     cwd: str | None,
     output_cap: int,
 ) -> list[HookRun]:
-    runs: list[HookRun | None] = [None] * len(hooks)
     started: list[_Live | HookRun | None] = [None] * len(hooks)
     closes = spawn.inherited()
     containment = contained(closes)
@@ -257,11 +256,10 @@ def _run(
             containment.started(item.pid for item in live)
         _drive(live, output_cap)
     finally:
-        for index, item in enumerate(started):
-            runs[index] = _finish(item) if isinstance(item, _Live) else item
+        runs = [_finish(item) if isinstance(item, _Live) else item for item in started]
         if containment:
             containment.close()
-    return [run if run is not None else HookRun(exit_code=None, error="never ran") for run in runs]
+    return [run for run in runs if run is not None]  # all, as _start_all raises or starts all
 
 
 class _Watch:
@@ -409,7 +407,6 @@ def _finish(item: _Live) -> HookRun:
     for fd in (item.stdin, item.stdout, item.stderr, item.pidfd):
         if fd is not None:
             os.close(fd)
-    item.stdin = item.stdout = item.stderr = item.pidfd = None
     duration = ((item.ended or time.monotonic()) - item.started) * 1000
     if item.error is not None:
         return HookRun(

@@ -405,3 +405,10 @@ def test_close_waits_for_a_watchdog_slow_to_exit(monkeypatch: pytest.MonkeyPatch
     containment = contain.Containment()
     containment.close()
     assert not Path(f"/proc/{containment._watchdog}").exists()
+
+
+def test_the_prctl_binding_reports_the_system_s_errno() -> None:
+    """A refusal's reason comes from errno, which the binding keeps for ctypes to read."""
+    prctl = contain._prctl()
+    assert prctl(-1, 0) == -1  # no such option
+    assert ctypes.get_errno() == errno.EINVAL

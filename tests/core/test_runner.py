@@ -96,6 +96,14 @@ def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
     assert not any(alive(int(pid)) for pid in pids.read_text().split())
 
 
+def test_a_hook_killed_at_its_timeout_is_reaped(platform: str) -> None:
+    """Killed, and waited for: no zombie is left, also where no containment sweeps up after."""
+    (run,) = run_hooks([hook("echo $$; exec sleep 30", timeout=0.5)], b"", dict(os.environ), None)
+    assert run.error == "timed out after 0.5s"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(int(run.stdout), os.WNOHANG)  # not a child any more: reaped, not a zombie
+
+
 def test_children_holding_the_pipe_do_not_hold_us(tmp_path: Path) -> None:
     pid_file = tmp_path / "child"
     script = f"sleep 30 & echo $! > {pid_file}; echo done"

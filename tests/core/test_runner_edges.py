@@ -178,15 +178,20 @@ def test_sigterm_while_hooks_run_unwinds_and_kills_them(tmp_path: Path) -> None:
     assert not Path(f"/proc/{pid}").exists()
 
 
-def test_hooks_run_from_a_thread_other_than_the_main_one() -> None:
-    """Signal handlers can only be set in the main thread: elsewhere the run goes on without."""
+def test_hooks_run_from_a_thread_other_than_the_main_one(tmp_path: Path) -> None:
+    """Signal handlers can only be set in the main thread: elsewhere the run goes on without,
+    with the same stdin and directory."""
     results: list[Any] = []
     worker = threading.Thread(
-        target=lambda: results.append(run_hooks([hook("printf ok")], b"", env(), None))
+        target=lambda: results.append(
+            run_hooks([hook("cat; printf ' '; pwd")], b"event", env(), str(tmp_path))
+        )
     )
     worker.start()
     worker.join(30)
-    assert [[(run.exit_code, run.stdout) for run in runs] for runs in results] == [[(0, b"ok")]]
+    assert [[(run.exit_code, run.stdout) for run in runs] for runs in results] == [
+        [(0, f"event {tmp_path}\n".encode())]
+    ]
 
 
 @pytest.mark.parametrize("error", [None, "timed out after 1s"])
@@ -327,3 +332,29 @@ def test_a_hook_that_closed_stdout_and_left_a_child_on_stderr_ends_at_the_grace(
     (run,) = run_hooks([hook("printf out; exec 1>&-; sleep 30 & exit 3")], b"", env(), None)
     assert (run.exit_code, run.stdout, run.stderr, run.error) == (3, b"out", b"", None)
     assert run.duration_ms < 15_000  # at the grace, not when the child ended
+
+
+def test_without_a_path_programs_are_found_on_the_system_s_default_one() -> None:
+    """As a shell (and `subprocess`) would: `os.defpath` when the environment has no PATH."""
+    bare = {key: value for key, value in env().items() if key != "PATH"}
+    (run,) = run_hooks([hook("sh", args=("-c", "echo ran"))], b"", bare, None)
+    assert (run.exit_code, run.stdout, run.error) == (0, b"ran\n", None)
+
+
+def test_a_relative_program_runs_from_the_hooks_directory(tmp_path: Path) -> None:
+    tool = tmp_path / "tool"
+    tool.write_text("#!/bin/sh\necho tool ran\n")
+    tool.chmod(0o755)
+    (run,) = run_hooks([hook("./tool", args=())], b"", env(), str(tmp_path))
+    assert (run.exit_code, run.stdout, run.error) == (0, b"tool ran\n", None)
+
+
+def test_a_hook_that_writes_before_it_reads_never_deadlocks_the_run() -> None:
+    """It fills its stdout pipe before reading a large stdin: ccbridge's writes to the hook
+    never block, so it keeps draining the output and both finish."""
+    size = 300_000  # each far past a pipe's buffer
+    (run,) = run_hooks(
+        [hook(f"head -c {size} /dev/zero; wc -c >&2", timeout=20)], b"x" * size, env(), None
+    )
+    assert (run.exit_code, run.error) == (0, None)
+    assert (len(run.stdout), run.stderr.strip()) == (size, str(size).encode())

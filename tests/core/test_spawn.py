@@ -4,12 +4,7 @@ even when ccbridge's own stdio is closed."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
 
 import pytest
 
@@ -74,32 +69,83 @@ def test_inherited_is_empty_without_a_descriptor_listing(monkeypatch: pytest.Mon
     assert spawn.inherited() == []
 
 
+def _is_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("closed", [(0, 1, 2), (2,), (0,)])
 def test_a_pipe_is_made_above_the_standard_descriptors_when_they_are_closed(
-    tmp_path: Path,
+    closed: tuple[int, ...],
 ) -> None:
-    """With stdin, stdout and stderr closed (a caller may start ccbridge so), a pipe would land
-    on 0 to 2 and be overwritten while the program's stdio is set up. Run in a child, whose
-    stdio can be closed."""
-    report = tmp_path / "report"
-    code = textwrap.dedent(
-        f"""
-        import json, os
-        from bridge.subhooks import spawn
-        def is_open(fd):
-            try:
-                os.fstat(fd)
-            except OSError:
-                return False
-            return True
-        for fd in (0, 1, 2):
+    """With stdin, stdout or stderr closed (a caller may start ccbridge so), a pipe would land
+    on 0 to 2 and be overwritten while the program's stdio is set up. They are closed here for
+    a moment, and put back."""
+    saved = {fd: os.dup(fd) for fd in closed}
+    ends: tuple[int, int] = (-1, -1)
+    try:
+        for fd in closed:
             os.close(fd)
         ends = spawn.pipe()
-        low = [fd for fd in (0, 1, 2) if is_open(fd)]
-        with open({str(report)!r}, "w") as out:
-            json.dump([ends, low], out)
-        """
-    )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
-    ends, low = json.loads(report.read_text())
+        reopened = [fd for fd in closed if _is_open(fd)]
+    finally:
+        for fd in ends:
+            if fd >= 0:
+                os.close(fd)
+        for fd, copy in saved.items():
+            os.dup2(copy, fd)
+            os.close(copy)
     assert min(ends) > 2
-    assert low == []  # the low pipes made on the way are closed again
+    assert reopened == []  # the low pipes made on the way are closed again
+
+
+def test_an_inherited_descriptor_past_the_listing_s_own_is_found() -> None:
+    """The listing's own descriptor (closed once it is read) may come before an inherited one
+    in the listing: the scan goes on past it."""
+    gap = os.open(os.devnull, os.O_RDONLY)
+    inheritable = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(inheritable, True)
+    os.close(gap)  # the listing's descriptor takes this lower number
+    try:
+        assert (os.POSIX_SPAWN_CLOSE, inheritable) in spawn.inherited()
+    finally:
+        os.close(inheritable)
+
+
+def test_descriptor_3_is_the_first_that_is_closed() -> None:
+    held = os.dup(3) if _is_open(3) else None
+    mine = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(mine, 3)  # inheritable, as dup2 makes it
+    try:
+        closes = spawn.inherited()
+        assert (os.POSIX_SPAWN_CLOSE, 3) in closes
+        assert not {fd for _action, fd in closes} & {0, 1, 2}
+    finally:
+        os.close(mine)
+        if held is None:
+            os.close(3)
+        else:
+            os.dup2(held, 3, inheritable=False)
+            os.close(held)
+
+
+def test_without_proc_the_descriptors_are_listed_from_dev_fd(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = os.listdir
+    inheritable = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(inheritable, True)
+
+    def no_proc(path: str) -> list[str]:
+        if path.startswith("/proc"):
+            raise FileNotFoundError(2, "No such file or directory")
+        return real(path)
+
+    monkeypatch.setattr(os, "listdir", no_proc)
+    try:
+        assert (os.POSIX_SPAWN_CLOSE, inheritable) in spawn.inherited()
+    finally:
+        os.close(inheritable)
