@@ -121,6 +121,7 @@ _GIT_READERS = frozenset(
     | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
 )
 _GLOB = frozenset("*?[")
+_MOVES = ("cd", "pushd", "popd")
 _CODE_TOKEN_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&+]+")
 _CODE_DESTROYS = Lazy(
     r"rmtree|rename|replace|remove|unlink|move|copytree|chmod|extractall|rmSync|renameSync"
@@ -288,7 +289,7 @@ class _Protection:
                 entry.could_end_with(relative) or (below and entry.could_hold(relative, above))
             ):
                 return entry.spec
-            if any(entry.protects(fixed) or entry.beneath(fixed, deep) for fixed, deep in crowded):
+            if any(entry.beneath(fixed, deep) for fixed, deep in crowded):
                 return entry.spec
         return None
 
@@ -426,6 +427,10 @@ class _Bash:
         self.writes, self.sealed, self.cwd, self.strict = writes, sealed, cwd, strict
         self.label = writes.label
         self.moves = False
+        # Where the line's commands may run: the call's directory and each `cd`/`pushd` target,
+        # all of them for every command (conservative: the order is not followed); None once a
+        # target is only known when the line runs.
+        self.bases: tuple[str, ...] | None = (cwd,)
         self.assigned: frozenset[str] = frozenset()
         self.depth = 0
 
@@ -441,8 +446,11 @@ class _Bash:
 
     def _script(self, script: Script) -> str | None:
         commands = list(script.commands())
-        self.moves = self.moves or any(c.name in ("cd", "pushd", "popd") for c in commands)
+        self.moves = self.moves or any(c.name in _MOVES for c in commands)
         self.assigned = self.assigned | _assigned(commands)
+        for command in commands:
+            if command.name in _MOVES and self.bases is not None:
+                self.bases = self._moved(command, self.bases)
         unknown = ""
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
@@ -458,9 +466,12 @@ class _Bash:
                     unknown = unknown or target.text
                     candidates = [target.text]
                 for path in candidates:
-                    spec = self.writes.match(
-                        path, self.cwd, True, self.moves, target.above, target.names
-                    )
+                    if self.strict is not None and self.bases is None and _nameless(path):
+                        return (
+                            f"{self.label}: cannot tell what `{_show(command)}` writes: "
+                            f"{path} is relative to a directory only known when it runs"
+                        )
+                    spec = self._hit(self.writes, path, target.above, target.names)
                     if spec is not None:
                         return (
                             f"{self.label}: `{_show(command)}` may write to {path}, "
@@ -477,6 +488,36 @@ class _Bash:
                             f"which matches protected {spec!r}"
                         )
         return None
+
+    def _hit(
+        self,
+        protection: _Protection,
+        path: str,
+        above: int = NOT_ABOVE,
+        names: tuple[str, ...] = (),
+    ) -> str | None:
+        """The protected entry a word may hit, wherever in the line it may run."""
+        if self.bases is None:  # matched by what its own words name
+            return protection.match(path, self.cwd, True, True, above, names)
+        hits = (protection.match(path, base, True, False, above, names) for base in self.bases)
+        return next(filter(None, hits), None)
+
+    def _moved(self, command: SimpleCommand, bases: tuple[str, ...]) -> tuple[str, ...] | None:
+        """`bases` with where `cd`/`pushd` goes added, or None if that is only known when it
+        runs (`popd`, `cd -`, a variable the hook cannot know, CDPATH for a relative one)."""
+        first = skip_options(tuple(command.argv), 1, frozenset())  # -L, -P, -e, -@, --
+        word = command.argv[first] if first < len(command.argv) else "~"  # no operand: home
+        if command.name == "popd" or word == "-":
+            return None
+        found = self._resolve(_Target(word, first in command.dynamic))
+        if found is None:
+            return None
+        target = expand_home(found[0])
+        cdpath = self.strict.env.get("CDPATH") if self.strict is not None else None
+        if cdpath and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
+            return None
+        moved = (posixpath.normpath(posixpath.join(base, target)) for base in bases)
+        return tuple(dict.fromkeys((*bases, *moved)))
 
     def _resolve(self, target: _Target) -> list[str] | None:
         """What a target can be: itself, or with the environment's variables put in."""
@@ -534,7 +575,7 @@ class _Bash:
                 continue  # an option or the command's own name: no path (saves the lookups)
             candidates = self._resolve(_Target(word, dynamic)) or [word]
             for text in candidates:
-                spec = self.sealed.match(text, self.cwd, True, unknown_base=self.moves)
+                spec = self._hit(self.sealed, text)
                 if spec is not None:
                     return (
                         f"{label}: `{shown}` names {text}, inside ccbridge's state "
@@ -678,6 +719,14 @@ def _subcommand(argv: tuple[str, ...], start: int) -> str:
         return argv[start]  # `--help`, `--version`
     i = skip_options(argv, start, frozenset({"--config"}))
     return argv[i] if i < len(argv) else ""
+
+
+def _nameless(path: str) -> bool:
+    """Whether a relative word says nothing of what it reaches without knowing where it is
+    resolved: a glob, or the directory itself (`*`, `s.*`, `.`, `./`)."""
+    return not path.startswith(("/", "~")) and (
+        not _GLOB.isdisjoint(path) or posixpath.normpath(path) == "."
+    )
 
 
 def _show(command: SimpleCommand) -> str:
@@ -962,9 +1011,10 @@ def _writes_files(command: SimpleCommand) -> bool:
     if command.name in WRITERS:
         return True
     if command.name == "find":  # what it deletes or hands to a writer is named by its words
+        # (a nested find too: `-execdir sh -c 'find . -delete'` deletes below each match)
         nested = (c for inner in command.nested for c in inner.commands())
         return bool({"-delete", "-fprint", "-fprintf", "-fls"} & set(command.argv)) or any(
-            c.name != "find" and _writes_files(c) for c in nested
+            _writes_files(c) for c in nested
         )
     options = [w for w in command.argv[1:] if w.startswith("-") and not w.startswith("--")]
     if command.name == "sed":

@@ -976,8 +976,16 @@ def test_a_redirection_names_a_state_path() -> None:
     )
 
 
-def test_after_a_cd_a_relative_path_may_end_in_the_state() -> None:
-    assert strict("cd /tmp && cat st/x") == (
+def test_after_a_cd_a_relative_path_is_resolved_where_the_cd_went() -> None:
+    assert strict("cd / && cat st/x") == (
+        "ccbridge self-protection: `cat st/x` names st/x, inside ccbridge's state '/st', which "
+        "the agent may not touch"
+    )
+    assert strict("cd /tmp && cat st/x") is None  # /tmp/st/x
+
+
+def test_after_a_cd_to_somewhere_unknown_a_relative_path_may_end_in_the_state() -> None:
+    assert strict("cd $SOMEWHERE && cat st/x") == (
         "ccbridge self-protection: `cat st/x` names st/x, inside ccbridge's state '/st', which "
         "the agent may not touch"
     )
@@ -1157,12 +1165,13 @@ def test_a_file_tool_path_is_taken_literally_not_as_a_glob(tmp_path: Path) -> No
     assert guard(execution) is None
 
 
-def test_without_a_working_directory_a_relative_path_is_read_where_the_hook_runs(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("cwd", ["", "sub"])
+def test_without_an_absolute_working_directory_a_path_is_read_where_the_hook_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cwd: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
     guard = protect.protected_paths_guard([str(tmp_path / "f")])
-    assert guard(Execution.create("Write", {"file_path": "f", "content": ""}, cwd="")) is not None
+    assert guard(Execution.create("Write", {"file_path": "f", "content": ""}, cwd=cwd)) is not None
 
 
 def test_every_match_of_a_glob_is_judged(tmp_path: Path) -> None:
@@ -1323,17 +1332,18 @@ def test_a_long_command_is_shown_cut_to_200_characters(length: int) -> None:
     )
 
 
-# After a `cd` the directory a relative path starts from is unknown: it may be any directory,
-# so a relative path that could name a directory above a protected file reaches that file.
+# After a `cd` to a directory only known when the line runs, a relative path starts from an
+# unknown directory: it may be any, so a relative path that could name a directory above a
+# protected file reaches that file.
 @pytest.mark.parametrize(
     ("command", "written"),
     [
-        ("cd /x && rm -rf d", "d"),
-        ("cd /x && rm -rf d/e", "d/e"),
-        ("cd /x && mv e /tmp/e", "e"),
-        ("cd /x && cp y d/e", "d/e"),  # files land in d/e: f is one of them
-        ("cd /x/y && rm -rf ../e", "../e"),  # above an unknown directory: still unknown
-        ("cd /x/y && rm ../e/f", "../e/f"),
+        ("cd $X && rm -rf d", "d"),
+        ("cd $X && rm -rf d/e", "d/e"),
+        ("cd $X && mv e /tmp/e", "e"),
+        ("cd $X && cp y d/e", "d/e"),  # files land in d/e: f is one of them
+        ("cd $X/y && rm -rf ../e", "../e"),  # above an unknown directory: still unknown
+        ("cd $X/y && rm ../e/f", "../e/f"),
     ],
 )
 def test_after_a_cd_a_directory_above_the_protected_file_is_reached(
@@ -1351,6 +1361,7 @@ def test_after_a_cd_a_directory_above_the_protected_file_is_reached(
         "cd /x && rm -rf q",
         "cd /x && cp y d",  # a file lands in d: f is two levels below
         "cd /x && rm -rf e/g",
+        "cd /x && find d -name g -delete",  # only files named g go: f is none
     ],
 )
 def test_after_a_cd_a_path_beside_the_protected_file_passes(command: str) -> None:
@@ -1368,17 +1379,119 @@ def test_after_a_cd_the_directory_holding_the_state_is_reached() -> None:
 def test_a_glob_with_more_matches_than_are_looked_at_fails_closed(tmp_path: Path) -> None:
     import glob
 
-    crowded = tmp_path / "crowded"
-    crowded.mkdir()
-    for i in range(protect._MAX_GLOB_MATCHES + 100):
-        (crowded / f"f{i}").write_bytes(b"")
+    crowded, full = tmp_path / "crowded", tmp_path / "full"
+    cap = protect._MAX_GLOB_MATCHES
+    for directory, count in ((crowded, cap + 100), (full, cap)):  # full: all are looked at
+        directory.mkdir()
+        for i in range(count):
+            (directory / f"f{i}").write_bytes(b"")
     last = list(glob.iglob(f"{crowded}/*"))[-1]  # past the matches that are looked at
     (tmp_path / "elsewhere").mkdir()
-    guard = protect.protected_paths_guard([last, str(tmp_path / "elsewhere" / "f")])
+    guard = protect.protected_paths_guard(
+        [f"{last}/x", str(full / "g"), str(tmp_path / "elsewhere" / "f")]
+    )
 
     def judged_here(command: str) -> str | None:
         return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
 
-    assert judged_here(f"rm {crowded}/*") is not None
+    assert judged_here(f"rm -rf {crowded}/*") is not None  # x lies below one of the matches
+    (tmp_path / "link").symlink_to(crowded)
+    assert judged_here(f"rm -rf {tmp_path}/link/*") is not None  # the same, through a link
     assert judged_here(f"cat {crowded}/* > /tmp/all") is None  # only read
     assert judged_here(f"rm {tmp_path}/elsewhere/g*") is None
+    assert judged_here(f"rm {full}/f*") is None  # every match looked at: g is none of them
+    assert judged_here(f"rm -rf {tmp_path}/crow*/*") is not None  # below the first glob
+    elsewhere = protect.protected_paths_guard([str(tmp_path / "elsewhere" / "f")])
+    command = f"rm -rf {tmp_path}/link/*"  # crowded, with nothing protected below it
+    assert elsewhere(Execution.create("Bash", {"command": command}, cwd="/w")) is None
+
+
+# After a `cd` to a literal directory, relative words are judged there (and where the call
+# runs: the order of the line's commands is not followed), globs expanded in it.
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd {q} && find . -delete",
+        "cd {q} && rm -rf *",
+        "cd {q} && rm -rf ./*",
+        "cd {p} && rm s.*",
+        "cd {root} && rm -rf */*",
+        "cd {w}; cd ../q; rm -rf *",  # one cd after another
+        "cd -P -- {q} && rm -rf *",
+        "pushd {q} && rm -rf *",
+        "cd {w} && rm -rf ../q/*",
+    ],
+)
+def test_after_a_cd_a_glob_or_the_directory_itself_reaches_what_it_holds(
+    tmp_path: Path, command: str
+) -> None:
+    places = {name: tmp_path / name for name in ("p", "q", "w")}
+    for place in places.values():
+        place.mkdir()
+    (places["p"] / "s.json").touch()
+    (places["q"] / "st").mkdir()
+    (places["q"] / "st" / "x").touch()
+    guard = protect.self_protection_guard(
+        [str(places["p"] / "s.json")], [], str(places["q"] / "st"), env={}
+    )
+    line = command.format(root=tmp_path, **places)
+    assert guard(Execution.create("Bash", {"command": line}, cwd=str(places["w"]))) is not None
+    # The same words after a cd to a directory holding nothing protected pass.
+    elsewhere = line.replace(str(places["q"]), str(places["w"])).replace(
+        str(places["p"]), str(places["w"])
+    )
+    if "../q" not in elsewhere and "*/*" not in elsewhere:
+        assert guard(Execution.create("Bash", {"command": elsewhere}, cwd=str(places["w"]))) is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd $X && rm -rf *",
+        "cd $X && find . -delete",
+        "cd - && rm -f ./*",
+        "popd && rm -rf *",
+        "cd $X && rm s.*",
+    ],
+)
+def test_after_a_cd_known_only_when_it_runs_a_glob_or_the_directory_fails_closed(
+    command: str,
+) -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert reason is not None and "is relative to a directory only known when it runs" in reason
+
+
+def test_with_cdpath_set_a_relative_cd_goes_somewhere_unknown() -> None:
+    """CDPATH sends `cd q` to any of its directories: a relative target is then unknown."""
+    command = "cd q && rm -rf *"
+    plain = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    with_cdpath = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={"CDPATH": "/"})
+    assert plain(Execution.create("Bash", {"command": command}, cwd="/w")) is None  # /w/q/*
+    assert with_cdpath(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
+    absolute = "cd /w/q && rm -rf *"  # CDPATH is not used for these
+    assert with_cdpath(Execution.create("Bash", {"command": absolute}, cwd="/w")) is None
+
+
+def test_a_cd_with_no_directory_goes_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    (tmp_path / "st").mkdir()
+    (tmp_path / "st" / "x").touch()
+    monkeypatch.setenv("HOME", str(tmp_path))
+    guard = protect.self_protection_guard(["/p/s.json"], [], str(tmp_path / "st"), env={})
+    assert guard(Execution.create("Bash", {"command": "cd && rm -rf *"}, cwd="/w")) is not None
+
+
+def test_a_find_that_deletes_run_by_find_makes_the_outer_find_a_writer() -> None:
+    command = "find /p -execdir sh -c 'find . -delete' ';'"  # `.`: each directory found
+    assert judged(command, cwd="/w") == (
+        "protected path: `find /p -execdir sh -c find . -delete ;` may write to /p, which matches "
+        "protected '/p/d/e/f'"
+    )
+
+
+def test_after_a_cd_a_leading_double_star_alone_names_no_directory() -> None:
+    guard = protect.protected_paths_guard(["**/.claude/s.json"])
+    execution = Execution.create("Bash", {"command": "cd /x && rm -rf build"}, cwd="/w")
+    assert guard(execution) is None
+    held = Execution.create("Bash", {"command": "cd /x && rm -rf a/.claude"}, cwd="/w")
+    assert guard(held) is not None

@@ -297,6 +297,19 @@ REFUSED = [
     "python3 -c 'import subprocess as s; s.call(\"ccbridge explain < e.json\", shell=True)'",
 ]
 
+# Through a `cd` first: relative words judged where it goes (found by the mutation review).
+REFUSED += [
+    "cd ~/.claude && rm -f settings*",
+    "cd {project}/.claude && rm -rf ./*",
+    "cd .claude && find . -delete",
+    "cd {state} && rm -rf *",
+    "cd ~/.local && rm -rf state",
+    "cd / && rm -rf {home}/*",
+    "cd ~ && rm -rf .c*",
+    'cd "$(dirname {state})" && rm -rf *',
+    "cd $(mktemp -d) && cd - && rm -rf *",
+]
+
 # Attempts a text judgement cannot see (the program computes the path itself): they pass,
 # and the README says so. Counted in the total, never in the refused figure.
 NOT_COVERED = [
@@ -381,6 +394,9 @@ BENIGN = [
     "ln -s ../shared lib/shared",
     "export FOO=bar && echo $FOO",
     "cd src && ls",
+    "cd src && rm -rf __pycache__ build",
+    "cd /tmp && rm -rf ccbridge-scratch",
+    "cd {project} && rm -f *.log",
     "kill $(pgrep -f myserver)",
     "rsync -a src/ /tmp/mirror/",
 ]
