@@ -724,9 +724,8 @@ def _subcommand(argv: tuple[str, ...], start: int) -> str:
 def _nameless(path: str) -> bool:
     """Whether a relative word says nothing of what it reaches without knowing where it is
     resolved: a glob, or the directory itself (`*`, `s.*`, `.`, `./`)."""
-    return not path.startswith(("/", "~")) and (
-        not _GLOB.isdisjoint(path) or posixpath.normpath(path) == "."
-    )
+    absolute = path.startswith(("/", "~/")) or path == "~"  # (`~nosuchuser` stays as it is)
+    return not absolute and (not _GLOB.isdisjoint(path) or posixpath.normpath(path) == ".")
 
 
 def _show(command: SimpleCommand) -> str:

@@ -1358,10 +1358,11 @@ def test_after_a_cd_a_directory_above_the_protected_file_is_reached(
 @pytest.mark.parametrize(
     "command",
     [
-        "cd /x && rm -rf q",
-        "cd /x && cp y d",  # a file lands in d: f is two levels below
-        "cd /x && rm -rf e/g",
-        "cd /x && find d -name g -delete",  # only files named g go: f is none
+        "cd $X && rm -rf q",
+        "cd $X && cp y d",  # a file lands in d: f is two levels below
+        "cd $X && rm -rf e/g",
+        "cd $X && find d -name g -delete",  # only files named g go: f is none
+        "cd $X && rm -rf /d/e",  # absolute: where it is does not depend on the cd
     ],
 )
 def test_after_a_cd_a_path_beside_the_protected_file_passes(command: str) -> None:
@@ -1491,7 +1492,74 @@ def test_a_find_that_deletes_run_by_find_makes_the_outer_find_a_writer() -> None
 
 def test_after_a_cd_a_leading_double_star_alone_names_no_directory() -> None:
     guard = protect.protected_paths_guard(["**/.claude/s.json"])
-    execution = Execution.create("Bash", {"command": "cd /x && rm -rf build"}, cwd="/w")
+    execution = Execution.create("Bash", {"command": "cd $X && rm -rf build"}, cwd="/w")
     assert guard(execution) is None
-    held = Execution.create("Bash", {"command": "cd /x && rm -rf a/.claude"}, cwd="/w")
+    held = Execution.create("Bash", {"command": "cd $X && rm -rf a/.claude"}, cwd="/w")
     assert guard(held) is not None
+
+
+@pytest.mark.parametrize("target", ["./x", "../x", ".", ".."])
+def test_cdpath_is_not_used_for_a_target_that_starts_from_here(target: str) -> None:
+    """`cd ./x`, `cd ../x`, `cd .` and `cd ..` never look in CDPATH: where they go is known."""
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={"CDPATH": "/"})
+    command = f"cd {target} && rm -rf zz*"  # matches nothing in any known directory
+    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is None
+
+
+@pytest.mark.parametrize(
+    ("glob", "absolute"),
+    [("/nonexistent/zz*", True), ("~/nonexistent/zz*", True), ("~nosuchuser/*", False)],
+)
+def test_after_an_unknown_cd_an_absolute_glob_is_judged_as_it_is(glob: str, absolute: bool) -> None:
+    """`~nosuchuser` is left as written by the shell: a directory relative to where it runs."""
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    command = f"cd $X && rm -rf {glob}"
+    judged_here = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert (judged_here is None) is absolute
+
+
+def test_after_an_unknown_cd_the_directory_holding_the_state_is_reached() -> None:
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    assert guard(Execution.create("Bash", {"command": "cd $X && rm -rf q"}, cwd="/w")) == (
+        "ccbridge self-protection: `rm -rf q` may write to q, which matches protected '/q/st'"
+    )
+
+
+def test_after_an_unknown_cd_an_absolute_glob_is_expanded(tmp_path: Path) -> None:
+    (tmp_path / "p" / "d" / "e").mkdir(parents=True)
+    guard = protect.protected_paths_guard([str(tmp_path / "p" / "d" / "e" / "f")])
+    command = f"cd $X && rm -rf {tmp_path}/p/d*"  # d* is d, above the protected file
+    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
+
+
+@pytest.mark.parametrize(
+    ("command", "reached"),
+    [
+        ("cd $X && rm -rf q", True),  # holds the state
+        ("cd $X && rm -rf st", True),  # is it
+        ("cd $X && rm -rf st/x", True),  # inside it
+        ("cd $X && rm -rf r", False),
+    ],
+)
+def test_after_an_unknown_cd_a_protected_directory_and_what_holds_it_are_reached(
+    command: str, reached: bool
+) -> None:
+    guard = protect.protected_paths_guard(["/q/st/"])  # a directory: all below it
+    assert (guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None) is reached
+
+
+def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path) -> None:
+    """Past the matches looked at, any match may be above a protected path, but only as far
+    as the command reaches: `cp x DIR/*` puts x into the last match, one level below it."""
+    crowded = tmp_path / "crowded"
+    crowded.mkdir()
+    for i in range(protect._MAX_GLOB_MATCHES + 10):
+        (crowded / f"f{i}").write_bytes(b"")
+
+    def judged_here(protected: Path) -> str | None:
+        guard = protect.protected_paths_guard([str(protected)])
+        command = f"cp x {crowded}/*"
+        return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+
+    assert judged_here(crowded / "a" / "deep") is not None  # x may land as a/deep
+    assert judged_here(crowded / "a" / "b" / "deep") is None  # two levels below a match
