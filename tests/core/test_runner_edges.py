@@ -358,3 +358,14 @@ def test_a_hook_that_writes_before_it_reads_never_deadlocks_the_run() -> None:
     )
     assert (run.exit_code, run.error) == (0, None)
     assert (len(run.stdout), run.stderr.strip()) == (size, str(size).encode())
+
+
+def test_a_hook_that_writes_more_than_it_reads_never_deadlocks_the_run() -> None:
+    """The hook writes four bytes for each it reads: were ccbridge's write of the next piece of
+    stdin to block, it would wait on a hook that waits for ccbridge to drain its output."""
+    data = (b"x" * 1023 + b"\n") * 1024  # 1 MiB of lines
+    (run,) = run_hooks(
+        [hook("sed 's/x/xxxx/g'", timeout=20)], data, env(), None, output_cap=8 * len(data)
+    )
+    assert (run.exit_code, run.error) == (0, None)
+    assert run.stdout == data.replace(b"x", b"xxxx")
