@@ -163,3 +163,32 @@ def test_the_kept_key_judgements_are_bounded(monkeypatch: pytest.MonkeyPatch) ->
     masked = redact({f"key{n}": "v" for n in range(5)} | {"token": "t"})
     assert len(redact_module._KEYS) == 3
     assert masked == {**{f"key{n}": "v" for n in range(5)}, "token": MASK}  # judged all the same
+
+
+def test_a_kept_key_judgement_is_used_not_made_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(redact_module, "_KEYS", {})
+    calls: list[str] = []
+    judge = redact_module._names_secret
+
+    def counted(key: str) -> bool:
+        calls.append(key)
+        return judge(key)
+
+    monkeypatch.setattr(redact_module, "_names_secret", counted)
+    records = [{"name": "a", "password": "b"}, {"name": "c", "password": "d"}]
+    assert redact(records) == [{"name": "a", "password": MASK}, {"name": "c", "password": MASK}]
+    assert sorted(calls) == ["name", "password"]  # once each, for two records
+
+
+@pytest.mark.parametrize(
+    ("key", "secret"),
+    [
+        ("PASSWORD", True),  # names are judged whatever their case
+        ("Api-Key", True),
+        ("GITHUB_TOKEN", True),
+        ("passenger", False),  # holds `pass`, but as part of another word
+        ("the token count", False),  # a name with spaces is no variable name
+    ],
+)
+def test_what_a_key_name_says_decides_whether_its_value_is_masked(key: str, secret: bool) -> None:
+    assert redact({key: "value"}) == {key: MASK if secret else "value"}
