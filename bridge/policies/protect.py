@@ -426,7 +426,6 @@ class _Bash:
     ) -> None:
         self.writes, self.sealed, self.cwd, self.strict = writes, sealed, cwd, strict
         self.label = writes.label
-        self.moves = False
         # Where the line's commands may run: the call's directory and each `cd`/`pushd` target,
         # all of them for every command (conservative: the order is not followed); None once a
         # target is only known when the line runs.
@@ -446,7 +445,6 @@ class _Bash:
 
     def _script(self, script: Script) -> str | None:
         commands = list(script.commands())
-        self.moves = self.moves or any(c.name in _MOVES for c in commands)
         self.assigned = self.assigned | _assigned(commands)
         for command in commands:
             if command.name in _MOVES and self.bases is not None:
@@ -455,7 +453,7 @@ class _Bash:
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
                 return reason
-            for target in _written(command, None if self.moves else self.cwd or None):
+            for target in _written(command, self._here() or None):
                 candidates = self._resolve(target)
                 if candidates is None:
                     if self.strict is not None:
@@ -488,6 +486,10 @@ class _Bash:
                             f"which matches protected {spec!r}"
                         )
         return None
+
+    def _here(self) -> str | None:
+        """The one directory the line runs in, or None once a `cd` may have gone elsewhere."""
+        return self.cwd if self.bases == (self.cwd,) else None
 
     def _hit(
         self,
@@ -543,7 +545,7 @@ class _Bash:
         if name in self.assigned or name == "OLDPWD":
             return None
         if name == "PWD":  # where the command runs (not the hook), until a `cd`
-            return None if self.moves else self.cwd
+            return self._here()
         return self.strict.env.get(name)
 
     def _strict(self, command: SimpleCommand, script: Script) -> str | None:

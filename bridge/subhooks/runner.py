@@ -111,13 +111,11 @@ class _Spawner:
         if "/" in name:
             return name
         if name not in self._programs:
-            for directory in self._search:
-                path = os.path.join(directory, name)
-                if name and os.access(path, os.X_OK) and not os.path.isdir(path):
-                    self._programs[name] = path
-                    break
-            else:
+            found = (os.path.join(directory, name) for directory in self._search if name)
+            path = next((p for p in found if os.access(p, os.X_OK) and not os.path.isdir(p)), None)
+            if path is None:
                 raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), name)
+            self._programs[name] = path
         return self._programs[name]
 
     def spawn(self, argv: list[str], stdio: tuple[int, int, int]) -> int:
@@ -270,7 +268,7 @@ class _Watch:
         self._owners: dict[int, tuple[_Live, str]] = {}
 
     def add(self, fd: int, item: _Live, what: str) -> None:
-        self._poll.register(fd, select.POLLOUT if what == "in" else select.POLLIN)
+        self._poll.register(fd, select.POLLOUT if what == "stdin" else select.POLLIN)
         self._owners[fd] = (item, what)
 
     def drop(self, fd: int | None) -> None:
@@ -288,14 +286,14 @@ def _watch_all(live: list[_Live]) -> _Watch:
     watch = _Watch()
     for item in live:
         assert item.stdout is not None and item.stderr is not None and item.stdin is not None
-        watch.add(item.stdout, item, "out")
-        watch.add(item.stderr, item, "err")
+        watch.add(item.stdout, item, "stdout")
+        watch.add(item.stderr, item, "stderr")
         if item.pidfd is not None:
             watch.add(item.pidfd, item, "exit")
         if item.data:
-            watch.add(item.stdin, item, "in")
+            watch.add(item.stdin, item, "stdin")
         else:
-            _close_stdin(watch, item)
+            _let_go(watch, item, "stdin")
     return watch
 
 
@@ -348,49 +346,42 @@ def _service(watch: _Watch, item: _Live, what: str, fd: int, output_cap: int) ->
         watch.drop(fd)
         item.exited_at = time.monotonic()
         return
-    if what == "in":
+    if what == "stdin":
         try:
             item.written += os.write(fd, item.data[item.written :][:_CHUNK])
         except OSError:  # the hook does not read its stdin (EPIPE): that is its right
             item.written = len(item.data)
         if item.written >= len(item.data):
-            _close_stdin(watch, item)
+            _let_go(watch, item, "stdin")
         return
     try:
         chunk = os.read(fd, _CHUNK)
     except BlockingIOError:
         return
     if not chunk:
-        watch.drop(fd)
-        os.close(fd)
-        if what == "out":
-            item.stdout = None
-        else:
-            item.stderr = None
+        _let_go(watch, item, what)
         return
-    buffer = item.out if what == "out" else item.err
+    buffer = item.out if what == "stdout" else item.err
     buffer += chunk
     if len(buffer) > output_cap:
-        item.error = f"std{what} exceeded the {output_cap}-byte output cap"
+        item.error = f"{what} exceeded the {output_cap}-byte output cap"
         _close(watch, item)
 
 
-def _close_stdin(watch: _Watch, item: _Live) -> None:
-    watch.drop(item.stdin)
-    if item.stdin is not None:
-        os.close(item.stdin)
-        item.stdin = None
+def _let_go(watch: _Watch, item: _Live, stream: str) -> None:
+    """Stop watching one of the hook's pipes (`stdin`, `stdout`, `stderr`) and close our end."""
+    fd = getattr(item, stream)
+    if fd is not None:
+        watch.drop(fd)
+        os.close(fd)
+        setattr(item, stream, None)
 
 
 def _close(watch: _Watch, item: _Live) -> None:
     """Kill what is left of the hook's process group and stop watching all it had."""
     _kill_group(item.pid)
-    _close_stdin(watch, item)
-    for fd in (item.stdout, item.stderr):
-        watch.drop(fd)
-        if fd is not None:
-            os.close(fd)
-    item.stdout = item.stderr = None
+    for stream in ("stdin", "stdout", "stderr"):
+        _let_go(watch, item, stream)
     watch.drop(item.pidfd)
     item.ended = time.monotonic()
     item.done = True

@@ -1563,3 +1563,14 @@ def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path)
 
     assert judged_here(crowded / "a" / "deep") is not None  # x may land as a/deep
     assert judged_here(crowded / "a" / "b" / "deep") is None  # two levels below a match
+
+
+def test_a_cd_to_where_the_call_runs_leaves_pwd_known() -> None:
+    """`cd /p` from /p goes nowhere: $PWD is still where the command runs, so the write is
+    judged by the path it names, not refused as unknown."""
+    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    command = "cd /p && cp x $PWD/s.json"
+    assert guard(Execution.create("Bash", {"command": command}, cwd="/p")) == (
+        "ccbridge self-protection: `cp x $PWD/s.json` may write to /p/s.json, which matches "
+        "protected '/p/s.json'"
+    )
