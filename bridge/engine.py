@@ -30,8 +30,7 @@ from bridge.pipeline import (
     denial_result,
     finish,
 )
-from bridge.pipeline.record import field, record, replace
-from bridge.subhooks.spec import HookSpec
+from bridge.pipeline.record import Record, field, replace
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 from bridge.wire.event import BLOCKING_EVENTS, SUBHOOK_EVENTS, HookEvent
@@ -43,6 +42,7 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
 
     from bridge.goal.settings import GoalSettings
     from bridge.subhooks.fold import Folded, Judged
+    from bridge.subhooks.spec import HookSpec
     from bridge.subhooks.verdict import HookRun
 
     Runner = Callable[
@@ -51,8 +51,7 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
 SELF_PROTECTED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
 
 
-@record()
-class SubhookRecord:
+class SubhookRecord(Record):
     hook: HookSpec
     matched: bool
     run: HookRun | None = None
@@ -77,8 +76,7 @@ class SubhookRecord:
         return record
 
 
-@record()
-class Report:
+class Report(Record):
     """Everything that happened to one event: the answer, and why."""
 
     event: HookEvent
@@ -90,8 +88,7 @@ class Report:
     notes: list[str] = field(default_factory=list)
 
 
-@record(frozen=True)
-class Host:
+class Host(Record, frozen=True):
     """What the engine needs from the outside world, injectable for tests and `explain`."""
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))

@@ -79,7 +79,7 @@ def _may_match(text: str, folded: str | None, source: str, pieces: tuple[str, ..
         if folded is None:
             return True
         text = folded
-    return any(piece in text for piece in pieces)
+    return _holds(text, pieces)
 
 
 def _folded(text: str) -> str | None:
@@ -97,9 +97,18 @@ def _compiled(source: str) -> re.Pattern[str]:
     return re.compile(source)  # `re` caches the compiled pattern
 
 
+def _holds(text: str, pieces: tuple[str, ...]) -> bool:
+    """Whether `text` holds one of `pieces`. A plain loop: twice as fast as any() over a
+    generator or a map of __contains__, and every string of an audit record passes here."""
+    for piece in pieces:  # noqa: SIM110 (see above)
+        if piece in text:
+            return True
+    return False
+
+
 def redact_text(text: str) -> str:
     folded = _folded(text)  # once: most texts are judged by pieces alone, 21 rules over them
-    if folded is not None and not any(piece in folded for piece in _ANY_PIECE):
+    if folded is not None and not _holds(folded, _ANY_PIECE):
         return text  # the common case: no rule's piece at all, in any case
     aws = _may_match(text, folded, _AWS_KEY_ID, _AWS_KEY_ID_PIECES)
     if aws and _compiled(_AWS_KEY_ID).search(text):  # the bare secret first: see _AWS_SECRET
@@ -137,7 +146,11 @@ def redact(value: Any, whole: bool = False) -> Any:
 def _judged_key(key: str) -> tuple[str, bool]:
     judged = _KEYS.get(key)
     if judged is None:
-        judged = (redact_text(key), _names_secret(key))
+        folded = _folded(key)
+        if folded is not None and not _holds(folded, _ANY_PIECE):
+            judged = (key, False)  # no rule's piece: nothing to mask, and no secret's name
+        else:
+            judged = (redact_text(key), _names_secret(key))
         if len(_KEYS) < _KEYS_KEPT:
             _KEYS[key] = judged
     return judged

@@ -15,8 +15,7 @@ from __future__ import annotations
 import os
 
 from bridge import __version__
-from bridge.pipeline.record import field, record, replace
-from bridge.subhooks.spec import HookSpec
+from bridge.pipeline.record import Record, field, replace
 from bridge.wire import jsonio
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
@@ -24,6 +23,8 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Mapping, Sequence
     from typing import Any
+
+    from bridge.subhooks.spec import HookSpec
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
@@ -36,14 +37,12 @@ KEY_NAME = "cache.key"
 KEY_BYTES = 32
 
 
-@record(frozen=True, slots=True)
-class PolicyRef:
+class PolicyRef(Record, frozen=True, slots=True):
     ref: str  # module:function or file.py:function (file paths already absolute)
     where: str
 
 
-@record(frozen=True, slots=True)
-class AuditConfig:
+class AuditConfig(Record, frozen=True, slots=True):
     """The `audit` section; its defaults are the schema's too."""
 
     enabled: bool = True
@@ -60,8 +59,7 @@ class AuditConfig:
         }
 
 
-@record(frozen=True, slots=True)
-class GoalConfig:
+class GoalConfig(Record, frozen=True, slots=True):
     """The `goals` section; its defaults are the schema's too."""
 
     enabled: bool = False
@@ -77,8 +75,7 @@ class GoalConfig:
         }
 
 
-@record(frozen=True)
-class CompiledConfig:
+class CompiledConfig(Record, frozen=True):
     files: tuple[str, ...] = ()
     digest: str = ""
     hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
@@ -120,10 +117,7 @@ class CompiledConfig:
         return cls(
             files=tuple(data["files"]),
             digest=data["digest"],
-            hooks={
-                event: tuple(HookSpec.from_json(spec) for spec in specs)
-                for event, specs in data["hooks"].items()
-            },
+            hooks=_hooks(data["hooks"]),
             approval=data["approval"],
             max_hooks=data["max_hooks"],
             output_cap=data["output_cap"],
@@ -138,8 +132,18 @@ class CompiledConfig:
         )
 
 
-@record(frozen=True, slots=True)
-class Source:
+def _hooks(data: Mapping[str, list[dict[str, Any]]]) -> dict[str, tuple[HookSpec, ...]]:
+    """The compiled sub-hooks; a config without any never loads their class."""
+    if not data:
+        return {}
+    from bridge.subhooks.spec import HookSpec
+
+    return {
+        event: tuple(HookSpec.from_json(spec) for spec in specs) for event, specs in data.items()
+    }
+
+
+class Source(Record, frozen=True, slots=True):
     """One config file as read now: its path, identity and bytes (None when missing). At most
     MAX_CONFIG_BYTES + 1 bytes are read: enough to refuse a larger file, by its size."""
 
@@ -148,8 +152,7 @@ class Source:
     identity: tuple[str, int, int, str]
 
 
-@record(frozen=True, slots=True)
-class Cache:
+class Cache(Record, frozen=True, slots=True):
     """Where compiled configs are kept, and the file holding the key that seals them."""
 
     directory: Path

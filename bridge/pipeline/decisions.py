@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from typing import Any
 
 
-@record(frozen=True, slots=True)
-class Allow:
+class Allow(Record, frozen=True, slots=True):
     """No objection: the call may go on (never a pre-approval towards Claude Code)."""
 
 
-@record(frozen=True, slots=True)
-class Deny:
+class Deny(Record, frozen=True, slots=True):
     reason: str
 
 
-@record(frozen=True, slots=True)
-class Ask:
+class Ask(Record, frozen=True, slots=True):
     """The call needs an explicit yes from an approval channel."""
 
     reason: str = ""
@@ -29,31 +26,27 @@ class Ask:
 PreDecision = Allow | Deny | Ask
 
 
-@record(frozen=True, slots=True)
-class Accept:
+class Accept(Record, frozen=True, slots=True):
     """Keep the result as it is, optionally adding context messages for the model."""
 
     context: tuple[str, ...] = ()
 
 
-@record(frozen=True, slots=True)
-class ReplaceContent:
+class ReplaceContent(Record, frozen=True, slots=True):
     """Replace what the model sees of the result."""
 
     content: str
     context: tuple[str, ...] = ()
 
 
-@record(frozen=True, slots=True)
-class ReplaceValue:
+class ReplaceValue(Record, frozen=True, slots=True):
     """Replace the structured result; only applies to successes."""
 
     value: Any
     context: tuple[str, ...] = ()
 
 
-@record(frozen=True, slots=True)
-class Block:
+class Block(Record, frozen=True, slots=True):
     """Turn the result into a corrective error carrying the reason."""
 
     reason: str

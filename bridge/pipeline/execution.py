@@ -6,7 +6,7 @@ from __future__ import annotations
 # `collections.abc` loads all of `collections` too, a tenth of a hook call's own cost.
 from _collections_abc import Mapping
 
-from bridge.pipeline.record import field, record
+from bridge.pipeline.record import Record, field
 
 MappingProxyType = type(type.__dict__)  # as `types` defines it, without importing `types`
 
@@ -33,8 +33,7 @@ def thaw(value: Any) -> Any:
     return value
 
 
-@record(frozen=True, slots=True)
-class Execution:
+class Execution(Record, frozen=True, slots=True):
     """One tool call: who asked for what. Built once, never changed by any station."""
 
     tool_name: str
@@ -49,8 +48,7 @@ class Execution:
         return cls(tool_name=tool_name, input=freeze(tool_input), **facts)
 
 
-@record(frozen=True, slots=True)
-class ToolResult:
+class ToolResult(Record, frozen=True, slots=True):
     """What a tool call produced, or the error that stands in for it.
 
     `post_result` marks a denial materialised as a result: the body never ran, but post-execute

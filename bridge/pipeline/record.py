@@ -1,13 +1,19 @@
-"""Value classes that cost next to nothing to define: `@record` instead of `@dataclass`.
+"""Value classes that cost next to nothing to define: `class X(Record, frozen=True)` instead of
+`@dataclass(frozen=True)`.
 
 `dataclasses` compiles every generated method with exec() when a class is defined (about a
 millisecond per frozen class, plus importing `inspect`), and one hook call defines some thirty
-value classes: that alone cost more than everything else `ccbridge run` does. `record` gives a
-class the same behaviour from shared functions instead: `__init__` with defaults and
-`default_factory`, `__repr__`, `__eq__`, `__hash__` when frozen (unhashable when mutable),
-frozenness (`dataclasses.FrozenInstanceError`), `__slots__`, `__match_args__`, pickling and
-copying. `dataclasses.fields`, `replace`, `asdict` and `is_dataclass` still work on records:
+value classes. A record is made once, by its metaclass, from methods every record shares: the
+fields are read from the annotations and the class is created with its `__slots__`, its defaults
+and its methods in one go (a decorator would have to make a slotted class twice). It behaves as
+the dataclass would: `__init__` with defaults and `default_factory`, `__post_init__`,
+`__repr__`, `__eq__`, `__hash__` when frozen (unhashable when mutable), frozenness
+(`dataclasses.FrozenInstanceError`), `__slots__`, `__match_args__`, pickling and copying.
+`dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work on records too:
 `__dataclass_fields__` is built, importing `dataclasses`, the first time something asks for it.
+
+Unlike dataclasses, every subclass of a record is a record, and takes its parent's `frozen` and
+`slots` unless it says otherwise (as `msgspec.Struct` and pydantic models do).
 """
 
 from __future__ import annotations
@@ -15,13 +21,16 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` costs a hook call some 2 ms: type checkers only
     from collections.abc import Callable
-    from typing import Any, TypeVar, dataclass_transform
+    from typing import Any, ClassVar, TypeVar, dataclass_transform
 
     T = TypeVar("T")
+    # A field as a record holds it: (name, annotation, default, default factory). A plain tuple:
+    # a class defines several, and an object's __init__ would cost each its own call.
+    FieldSpec = tuple[str, Any, Any, Callable[[], Any] | None]
 else:
 
     def dataclass_transform(**_specifiers: object) -> object:
-        return lambda decorator: decorator
+        return lambda decorated: decorated
 
 
 class _Missing:
@@ -52,32 +61,32 @@ def field(*, default: Any = MISSING, default_factory: Callable[[], Any] | None =
 _MUTABLE = (list, dict, set)
 
 
-def _declared(cls: type) -> list[tuple[str, Any, Field]]:
-    """(name, annotation, Field) of the fields in declaration order, inherited ones first."""
-    declared: dict[str, tuple[str, Any, Field]] = {}
-    for base in reversed(cls.__mro__[1:]):
-        for item in base.__dict__.get("__record_fields__", ()):
-            declared[item[0]] = item
-    own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063 (inspect is what we avoid)
-    for name, annotation in own.items():
-        text = annotation if isinstance(annotation, str) else repr(annotation)
-        if text.startswith(("ClassVar", "typing.ClassVar")):
+def _declared(inherited: tuple[FieldSpec, ...], namespace: dict[str, Any]) -> tuple[FieldSpec, ...]:
+    """The fields in declaration order, inherited ones first (a redeclared one keeps its
+    place and takes its new default)."""
+    declared = {item[0]: item for item in inherited}
+    for name, annotation in namespace.get("__annotations__", {}).items():
+        if (annotation if isinstance(annotation, str) else repr(annotation)).startswith(
+            ("ClassVar", "typing.ClassVar")
+        ):
             continue
-        value = cls.__dict__.get(name, MISSING)
-        spec = value if isinstance(value, Field) else Field(value, None)
-        if isinstance(spec.default, _MUTABLE):
+        value = namespace.get(name, MISSING)
+        if type(value) is Field:
+            declared[name] = (name, annotation, value.default, value.default_factory)
+            continue
+        if isinstance(value, _MUTABLE):
             raise ValueError(
-                f"mutable default {type(spec.default)} for field {name} is not "
-                "allowed: use default_factory"
+                f"mutable default {type(value)} for field {name} is not allowed: use "
+                "default_factory"
             )
-        declared[name] = (name, annotation, spec)
+        declared[name] = (name, annotation, value, None)
     seen_default = False
-    for name, _annotation, spec in declared.values():
-        has_default = spec.default is not MISSING or spec.default_factory is not None
+    for name, _annotation, default, factory in declared.values():
+        has_default = default is not MISSING or factory is not None
         if seen_default and not has_default:
             raise TypeError(f"non-default argument {name!r} follows default argument")
         seen_default = seen_default or has_default
-    return list(declared.values())
+    return tuple(declared.values())
 
 
 def _frozen_error(message: str) -> AttributeError:
@@ -91,13 +100,15 @@ class _DataclassFields:
     `dataclasses`; afterwards the class holds the plain dict."""
 
     def __get__(self, instance: object, owner: type) -> dict[str, Any]:
+        if "__record__" in owner.__dict__:  # `Record` itself keeps the descriptor for all
+            return {}
         import dataclasses
 
         built = {}
-        for name, annotation, spec in owner.__record_fields__:  # type: ignore[attr-defined]
+        for name, annotation, default, factory in owner.__record_fields__:  # type: ignore[attr-defined]
             made: Any = dataclasses.field(
-                default=dataclasses.MISSING if spec.default is MISSING else spec.default,
-                default_factory=spec.default_factory or dataclasses.MISSING,
+                default=dataclasses.MISSING if default is MISSING else default,
+                default_factory=factory or dataclasses.MISSING,
             )
             made.name, made.type, made.kw_only = name, annotation, False
             made._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
@@ -106,160 +117,219 @@ class _DataclassFields:
         return built
 
 
-def _methods(
-    cls: type,
-    made: list[Any],
-    fields: list[tuple[str, Any, Field]],
-    frozen: bool,
-    explicit_hash: bool,
-    slotted: bool,
-) -> dict[str, Any]:
-    """The methods of the record made from `cls`; `made` holds that class once it exists (the
-    methods go into its namespace: setting them on a finished class costs far more)."""
-    names = tuple(name for name, _annotation, _spec in fields)
-    specs = tuple(spec for _name, _annotation, spec in fields)
-    count, known = len(names), frozenset(names)
-    # As dataclasses: a frozen record's fields are set past its __setattr__, a mutable one's not.
-    set_field: Callable[[Any, str, Any], None] = object.__setattr__ if frozen else setattr
-    post_init = getattr(cls, "__post_init__", None) is not None
-
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        if len(args) == count and not kwargs:  # the common call: every field by position
-            for name, value in zip(names, args, strict=True):
-                set_field(self, name, value)
-        else:
-            _bind(self, args, kwargs)
-        if post_init:
-            self.__post_init__()
-
-    def _bind(self: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if len(args) > count:
-            raise TypeError(
-                f"{type(self).__name__}.__init__() takes {count + 1} positional "
-                f"arguments but {len(args) + 1} were given"
-            )
-        for key in kwargs:
-            if key not in known:
-                raise TypeError(
-                    f"{type(self).__name__}.__init__() got an unexpected keyword argument {key!r}"
-                )
-        for position, (name, spec) in enumerate(zip(names, specs, strict=True)):
-            if position < len(args):
-                if name in kwargs:
-                    raise TypeError(
-                        f"{type(self).__name__}.__init__() got multiple values for "
-                        f"argument {name!r}"
-                    )
-                value = args[position]
-            elif name in kwargs:
-                value = kwargs[name]
-            elif spec.default_factory is not None:
-                value = spec.default_factory()
-            elif spec.default is not MISSING:
-                value = spec.default
-            else:
-                raise TypeError(
-                    f"{type(self).__name__}.__init__() missing 1 required "
-                    f"positional argument: {name!r}"
-                )
-            set_field(self, name, value)
-
-    def values(self: Any) -> tuple[Any, ...]:
-        return tuple([getattr(self, name) for name in names])
-
-    def __repr__(self: Any) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __eq__(self: Any, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return bool(values(self) == values(other))
-        return NotImplemented
-
-    methods: dict[str, Any] = {"__init__": __init__, "__repr__": __repr__, "__eq__": __eq__}
-    if frozen:
-
-        def __hash__(self: Any) -> int:
-            return hash(values(self))
-
-        def __setattr__(self: Any, name: str, value: Any) -> None:
-            if type(self) is made[0] or name in known:
-                raise _frozen_error(f"cannot assign to field {name!r}")
-            super(made[0], self).__setattr__(name, value)
-
-        def __delattr__(self: Any, name: str) -> None:
-            if type(self) is made[0] or name in known:
-                raise _frozen_error(f"cannot delete field {name!r}")
-            super(made[0], self).__delattr__(name)
-
-        def __getstate__(self: Any) -> list[Any]:
-            return list(values(self))
-
-        def __setstate__(self: Any, state: list[Any]) -> None:
-            for name, value in zip(names, state, strict=True):
-                set_field(self, name, value)
-
-        methods.update(__setattr__=__setattr__, __delattr__=__delattr__)
-        if not explicit_hash:
-            methods["__hash__"] = __hash__
-        if slotted:
-            methods.update(__getstate__=__getstate__, __setstate__=__setstate__)
-    elif not explicit_hash:
-        methods["__hash__"] = None  # mutable and compared by value: unhashable, as dataclasses
-    for qualified in methods.values():
-        if qualified is not None:
-            qualified.__qualname__ = f"{cls.__qualname__}.{qualified.__name__}"
-    return methods
-
-
-def _build(cls: type[T], frozen: bool, slots: bool) -> type[T]:
-    fields = _declared(cls)
-    namespace = dict(cls.__dict__)
-    for name, _annotation, spec in fields:
-        if spec.default is MISSING or slots:
-            namespace.pop(name, None)
-        else:
-            namespace[name] = spec.default  # as dataclasses: the default is a class attribute
-    if slots:
-        inherited = {
-            slot for base in cls.__mro__[1:] for slot in base.__dict__.get("__slots__", ())
-        }
-        namespace["__slots__"] = tuple(name for name, _a, _s in fields if name not in inherited)
-    namespace.pop("__dict__", None)  # the new class makes its own (or none, with slots)
-    namespace.pop("__weakref__", None)
-    namespace["__record_fields__"] = tuple(fields)
-    namespace.setdefault("__match_args__", tuple(name for name, _a, _s in fields))
-    namespace["__qualname__"] = cls.__qualname__
-    namespace["__dataclass_fields__"] = _DataclassFields()
-    own = cls.__dict__
-    # As dataclasses: a __hash__ of the class's own is kept; None set by defining __eq__ is not.
-    explicit_hash = "__hash__" in own and not (own["__hash__"] is None and "__eq__" in own)
-    made: list[Any] = []
-    slotted = "__slots__" in namespace
-    for name, method in _methods(cls, made, fields, frozen, explicit_hash, slotted).items():
-        if frozen and name in ("__setattr__", "__delattr__") and name in own:
-            raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
-        if name == "__hash__" or name not in own:
-            namespace[name] = method
-    metaclass: Any = type(cls)
-    built: type[T] = metaclass(cls.__name__, cls.__bases__, namespace)
-    made.append(built)
-    return built
+_DATACLASS_FIELDS = _DataclassFields()
 
 
 @dataclass_transform(field_specifiers=(field,))
-def record(*, frozen: bool = False, slots: bool = False) -> Callable[[type[T]], type[T]]:
-    """`@record(frozen=True, slots=True)` behaves as `@dataclass(frozen=True, slots=True)`."""
+class RecordMeta(type):
+    """Makes a record class: its fields, slots, defaults and methods, in one class creation."""
 
-    def wrap(cls: type[T]) -> type[T]:
-        return _build(cls, frozen, slots)
+    def __new__(
+        mcls,
+        name: str,
+        bases: tuple[type, ...],
+        namespace: dict[str, Any],
+        *,
+        frozen: bool | None = None,
+        slots: bool | None = None,
+    ) -> RecordMeta:
+        if "__record__" in namespace:  # `Record` itself: the methods, no fields
+            return super().__new__(mcls, name, bases, namespace)
+        if len(bases) == 1 and bases[0] is Record:  # nothing to inherit: the common case
+            parent, bases = _NOTHING_INHERITED, ()
+        else:
+            bases = tuple([base for base in bases if base is not Record])
+            parent = _inherited(bases)
+            if parent.frozen is not None and frozen is not None and parent.frozen != frozen:
+                raise TypeError(
+                    f"cannot inherit {'' if frozen else 'non-'}frozen record {name} from a "
+                    f"{'non-' if frozen else ''}frozen one"
+                )
+        frozen = bool(parent.frozen) if frozen is None else frozen
+        slots = parent.slots if slots is None else slots
+        fields = _declared(parent.fields, namespace)
+        names = tuple([item[0] for item in fields])
+        if frozen:
+            if "__setattr__" in namespace or "__delattr__" in namespace:
+                method = "__setattr__" if "__setattr__" in namespace else "__delattr__"
+                raise TypeError(f"cannot overwrite attribute {method} in class {name}")
+            namespace["__setattr__"], namespace["__delattr__"] = _setattr, _delattr
+        # As dataclasses: a __hash__ of the class's own is kept; None set by defining __eq__ is
+        # not (the class statement sets it only later, so a missing one means "generate").
+        if "__hash__" not in namespace or (namespace["__hash__"] is None and "__eq__" in namespace):
+            namespace["__hash__"] = _hash if frozen else None
+        if "__init__" not in namespace:
+            namespace["__init__"] = _init
+        if "__repr__" not in namespace:
+            namespace["__repr__"] = _repr
+        if "__eq__" not in namespace:
+            namespace["__eq__"] = _eq
+        if "__match_args__" not in namespace:
+            namespace["__match_args__"] = names
+        if slots:
+            if "__slots__" not in namespace:
+                namespace["__slots__"] = tuple([n for n in names if n not in parent.slot_names])
+            for field_name in names:  # a default is kept with its field: no class attribute
+                namespace.pop(field_name, None)
+            if frozen:
+                namespace["__getstate__"], namespace["__setstate__"] = _getstate, _setstate
+        else:
+            for field_name, _annotation, default, _factory in fields:
+                if type(namespace.get(field_name)) is Field:  # as dataclasses: the default
+                    if default is MISSING:  # is a class attribute, a factory is not
+                        del namespace[field_name]
+                    else:
+                        namespace[field_name] = default
+        namespace["__dataclass_fields__"] = _DATACLASS_FIELDS
+        namespace["__record_fields__"] = fields
+        namespace["__record_names__"] = names
+        namespace["__record_frozen__"], namespace["__record_slotted__"] = frozen, slots
+        namespace["__record_post_init__"] = parent.post_init or "__post_init__" in namespace
+        return super().__new__(mcls, name, bases, namespace)
 
-    return wrap
+
+class _Inherited:
+    """What a record takes from its bases."""
+
+    __slots__ = ("fields", "frozen", "post_init", "slot_names", "slots")
+
+    def __init__(
+        self,
+        fields: tuple[FieldSpec, ...],
+        frozen: bool | None,  # None: no record base with fields says
+        slots: bool,
+        slot_names: frozenset[str],
+        post_init: bool,
+    ) -> None:
+        self.fields, self.frozen, self.slots = fields, frozen, slots
+        self.slot_names, self.post_init = slot_names, post_init
+
+
+_NOTHING_INHERITED = _Inherited((), None, False, frozenset(), False)
+
+
+def _inherited(bases: tuple[type, ...]) -> _Inherited:
+    fields: dict[str, FieldSpec] = {}
+    frozen: bool | None = None
+    slots = False
+    for base in reversed(bases):
+        if not isinstance(base, RecordMeta) or "__record__" in base.__dict__:
+            continue
+        for item in base.__record_fields__:  # type: ignore[attr-defined]
+            fields[item[0]] = item
+        frozen = bool(frozen) or base.__record_frozen__  # type: ignore[attr-defined]
+        slots = slots or base.__record_slotted__  # type: ignore[attr-defined]
+    slot_names = frozenset(
+        slot
+        for base in bases
+        for klass in base.__mro__
+        for slot in klass.__dict__.get("__slots__", ())
+    )
+    post_init = any(hasattr(base, "__post_init__") for base in bases)
+    return _Inherited(tuple(fields.values()), frozen, slots, slot_names, post_init)
+
+
+def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+    cls = type(self)
+    names = cls.__record_names__
+    # As dataclasses: a frozen record's fields are set past its __setattr__, a mutable one's not.
+    set_field = object.__setattr__ if cls.__record_frozen__ else setattr
+    if len(args) == len(names) and not kwargs:  # the common call: every field by position
+        for name, value in zip(names, args, strict=True):
+            set_field(self, name, value)
+    else:
+        _bind(self, cls, set_field, args, kwargs)
+    if cls.__record_post_init__:
+        self.__post_init__()
+
+
+def _bind(
+    self: Any,
+    cls: Any,
+    set_field: Callable[[Any, str, Any], None],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> None:
+    fields = cls.__record_fields__
+    if len(args) > len(fields):
+        raise TypeError(
+            f"{cls.__name__}.__init__() takes {len(fields) + 1} positional "
+            f"arguments but {len(args) + 1} were given"
+        )
+    for key in kwargs:
+        if key not in cls.__record_names__:
+            raise TypeError(f"{cls.__name__}.__init__() got an unexpected keyword argument {key!r}")
+    for position, (name, _annotation, default, factory) in enumerate(fields):
+        if position < len(args):
+            if name in kwargs:
+                raise TypeError(
+                    f"{cls.__name__}.__init__() got multiple values for argument {name!r}"
+                )
+            value = args[position]
+        elif name in kwargs:
+            value = kwargs[name]
+        elif factory is not None:
+            value = factory()
+        elif default is not MISSING:
+            value = default
+        else:
+            raise TypeError(
+                f"{cls.__name__}.__init__() missing 1 required positional argument: {name!r}"
+            )
+        set_field(self, name, value)
+
+
+def _values(self: Any) -> tuple[Any, ...]:
+    return tuple([getattr(self, name) for name in type(self).__record_names__])
+
+
+def _repr(self: Any) -> str:
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__record_names__)
+    return f"{type(self).__qualname__}({shown})"
+
+
+def _eq(self: Any, other: object) -> object:
+    if other.__class__ is self.__class__:
+        return bool(_values(self) == _values(other))
+    return NotImplemented
+
+
+def _hash(self: Any) -> int:
+    return hash(_values(self))
+
+
+def _setattr(self: Any, name: str, value: Any) -> None:
+    raise _frozen_error(f"cannot assign to field {name!r}")
+
+
+def _delattr(self: Any, name: str) -> None:
+    raise _frozen_error(f"cannot delete field {name!r}")
+
+
+def _getstate(self: Any) -> list[Any]:
+    return list(_values(self))
+
+
+def _setstate(self: Any, state: list[Any]) -> None:
+    for name, value in zip(type(self).__record_names__, state, strict=True):
+        object.__setattr__(self, name, value)
+
+
+class Record(metaclass=RecordMeta):
+    """The base of every record: `class Point(Record, frozen=True, slots=True)`."""
+
+    __slots__ = ()
+    __record__: ClassVar[bool] = True
+    __record_fields__: ClassVar[tuple[FieldSpec, ...]] = ()
+    __record_names__: ClassVar[tuple[str, ...]] = ()
+    __record_frozen__: ClassVar[bool] = False
+    __record_slotted__: ClassVar[bool] = False
+    __dataclass_fields__: ClassVar[Any] = _DataclassFields()
 
 
 def replace(obj: T, /, **changes: Any) -> T:
     """A copy of a record with some fields changed, as `dataclasses.replace`."""
-    for name, _annotation, _spec in type(obj).__record_fields__:  # type: ignore[attr-defined]
+    for name in type(obj).__record_names__:  # type: ignore[attr-defined]
         if name not in changes:
             changes[name] = getattr(obj, name)
     return type(obj)(**changes)

@@ -22,7 +22,7 @@ from bridge.pipeline.decisions import (
     ReplaceValue,
 )
 from bridge.pipeline.execution import Execution, ToolResult
-from bridge.pipeline.record import field, record, replace
+from bridge.pipeline.record import Record, field, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -46,8 +46,7 @@ else:
     Approval = str
 
 
-@record(frozen=True, slots=True)
-class Named(Generic[F]):
+class Named(Record, Generic[F], frozen=True, slots=True):
     """A listener with the name the trace and the audit know it by."""
 
     name: str
@@ -80,8 +79,7 @@ Observer = Callable[[Execution, ToolResult], None]
 ApprovalChannel = Callable[[Execution, Ask], Approval]
 
 
-@record(frozen=True)
-class Stations:
+class Stations(Record, frozen=True):
     pre_execute: Sequence[Named[PreListener]] = ()
     guards: Sequence[Named[Guard]] = ()
     wrappers: Sequence[Named[Wrapper]] = ()
@@ -89,8 +87,7 @@ class Stations:
     observers: Sequence[Named[Observer]] = ()
 
 
-@record(frozen=True, slots=True)
-class Step:
+class Step(Record, frozen=True, slots=True):
     """One station's word on the call, for the trace."""
 
     station: str
@@ -99,8 +96,7 @@ class Step:
     detail: str = ""
 
 
-@record(frozen=True)
-class Outcome:
+class Outcome(Record, frozen=True):
     decision: PreDecision
     result: ToolResult | None = None
     trace: tuple[Step, ...] = field(default=())

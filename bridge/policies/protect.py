@@ -49,7 +49,7 @@ from itertools import accumulate, islice, pairwise
 
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Execution, Guard
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.policies.lazyre import Lazy, fnmatchcase
 from bridge.policies.shell import (
     SHELLS,
@@ -88,21 +88,12 @@ WRITERS = frozenset(
         *("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "split"),
     }
 )
-_COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
-_MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
-_RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
-# Options that take the next word as their value. A value option missing here only makes its
-# value a source (more is judged); a flag wrongly here would hide the destination after it.
-_COPY_VALUES = frozenset({"-t", "-S", "--target-directory", "--suffix"})  # cp, mv, ln
-_INSTALL_VALUES = (
-    _COPY_VALUES | {"-m", "-o", "-g", "--mode", "--owner", "--group"} | {"--strip-program"}
-)
-_RSYNC_VALUES = frozenset(
-    {"-e", "-f", "-B", "-T", "-M", "--rsh", "--filter", "--block-size", "--temp-dir"}
-    | {"--remote-option", "--exclude", "--include", "--exclude-from", "--include-from"}
-    | {"--files-from", "--log-file", "--partial-dir", "--backup-dir", "--suffix", "--chmod"}
-    | {"--chown", "--rsync-path", "--compare-dest", "--copy-dest", "--link-dest"}
-)
+# The commands whose targets bridge.policies.writes reads closely (and git's writing ones).
+COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
+MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
+EXTRACTORS = frozenset({"tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"})
+_READ_CLOSELY = COPIERS | MOVERS | EXTRACTORS | {"find", "patch"}
+SCRIPTED = frozenset({"sed", "awk", "gawk", "mawk", "nawk"})  # sed `w`, awk `print > f`
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".z", ".Z")
 # Commands whose words are only read or printed: an unresolvable word in them writes nothing.
 _READERS = frozenset(
@@ -132,25 +123,13 @@ _CODE_WRITES = Lazy(
     r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_AWK_OUTPUT = Lazy(r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)")
-# `w`/`W` after an address (`1w f`, `$w f`, `1!w f`), in a block (`/x/{w f`), after a command
-# or as the flag of `s` (`s/a/b/w f`, `s/a/b/gw f`)
-_SED_WRITE = Lazy(r"(?:^|[;/\s{}$!\d]|/[gpeiImM\d]+)[wW]\s+(\S+)")
-_PATCH_PATH = Lazy(
-    r"(?m)^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)"
-)
-_DRY_RUNS = frozenset(
-    {"-n", "--dry-run", "--check", "--stat", "--numstat", "--summary", "--abort", "--quit"}
-)
 _MAX_GLOB_MATCHES = 1000
 # How far below a written path a protected one is hit: not at all (a file is written), one level
 # (files land in a directory: its direct contents), any depth (it is deleted, moved, extracted).
 NOT_ABOVE, PARENT_ABOVE, ANY_ABOVE = 0, 1, 1 << 10
-_MAX_PATCH_BYTES = 1 << 20
 
 
-@record(frozen=True, slots=True)
-class _Entry:
+class _Entry(Record, frozen=True, slots=True):
     spec: str  # as configured
     parts: tuple[str, ...]  # components of the pattern, `~` expanded
     anchored: bool
@@ -250,8 +229,17 @@ class _Protection:
         self, paths: Sequence[str | Path], label: str, trees: Sequence[_Entry] = ()
     ) -> None:
         """`paths` are protected with what lies below them; `trees` are ready-made entries."""
-        self.entries = (*(entry for spec in paths for entry in _entries(spec, False)), *trees)
-        self.label = label
+        self.paths, self.trees, self.label = tuple(paths), tuple(trees), label
+        self._entries: tuple[_Entry, ...] | None = None
+
+    @property
+    def entries(self) -> tuple[_Entry, ...]:
+        """Built on first use: resolving every path (symlinks too) costs a call a millisecond,
+        and a command that writes nothing (most are) never asks."""
+        if self._entries is None:
+            paths = (entry for spec in self.paths for entry in _entries(spec, False))
+            self._entries = (*paths, *self.trees)
+        return self._entries
 
     def match(
         self,
@@ -315,8 +303,7 @@ def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
     return [(parts[:fixed], deep), (_split(real), deep)]
 
 
-@record(frozen=True, slots=True)
-class _Target:
+class Target(Record, frozen=True, slots=True):
     """A path a command may write: `dynamic` if only known when it runs; `above`: how many
     levels below it writing it reaches (a deletion, a move or an extraction: all of them)."""
 
@@ -385,7 +372,8 @@ def self_protection_guard(
     writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
     sealed = _Protection([], SELF_PROTECTION, trees)
     names = {*_STATE_NAMES, *(posixpath.basename(str(p).rstrip("/")) for p in state)}
-    context = _Strict(dict(os.environ if env is None else env), frozenset(names - {""}))
+    # Read, never changed: not copied (a copy of os.environ decodes every variable).
+    context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
 
     def guard(execution: Execution) -> str | None:
         if execution.tool_name in PATH_TOOLS:
@@ -401,9 +389,8 @@ def self_protection_guard(
     return guard
 
 
-@record(frozen=True, slots=True)
-class _Strict:
-    env: dict[str, str]
+class _Strict(Record, frozen=True, slots=True):
+    env: Mapping[str, str]
     names: frozenset[str]
 
 
@@ -511,7 +498,7 @@ class _Bash:
         word = command.argv[first] if first < len(command.argv) else "~"  # no operand: home
         if command.name == "popd" or word == "-":
             return None
-        found = self._resolve(_Target(word, first in command.dynamic))
+        found = self._resolve(Target(word, first in command.dynamic))
         if found is None:
             return None
         target = expand_home(found[0])
@@ -521,7 +508,7 @@ class _Bash:
         moved = (posixpath.normpath(posixpath.join(base, target)) for base in bases)
         return tuple(dict.fromkeys((*bases, *moved)))
 
-    def _resolve(self, target: _Target) -> list[str] | None:
+    def _resolve(self, target: Target) -> list[str] | None:
         """What a target can be: itself, or with the environment's variables put in."""
         text = target.text
         if text.startswith("~+"):
@@ -559,7 +546,7 @@ class _Bash:
                 "rewrite the registration)"
             )
         if command.argv and 0 in command.dynamic:
-            name = self._resolve(_Target(command.argv[0], True))
+            name = self._resolve(Target(command.argv[0], True))
             if name is None or not _GLOB.isdisjoint(name[0]):
                 return (
                     f"{label}: cannot tell what `{shown}` runs: the command name "
@@ -575,7 +562,7 @@ class _Bash:
         for word, dynamic in _all_words(command):
             if "/" not in word and (word.startswith("-") or word == command.name):
                 continue  # an option or the command's own name: no path (saves the lookups)
-            candidates = self._resolve(_Target(word, dynamic)) or [word]
+            candidates = self._resolve(Target(word, dynamic)) or [word]
             for text in candidates:
                 spec = self._hit(self.sealed, text)
                 if spec is not None:
@@ -636,7 +623,7 @@ class _Bash:
             (
                 word
                 for word, dynamic in _all_words(command)
-                if dynamic and self._resolve(_Target(word, True)) is None
+                if dynamic and self._resolve(Target(word, True)) is None
             ),
             None,
         )
@@ -735,262 +722,48 @@ def _show(command: SimpleCommand) -> str:
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
-def _written(command: SimpleCommand, cwd: str | None) -> Iterator[_Target]:
+def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     """Paths the command may write: redirections, and the words of writing commands (`cwd`:
     where the agent's command runs, None when a `cd` made it unknown)."""
-    yield from (_Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
+    yield from (Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
     argv, dynamic = command.argv, command.dynamic
     name = command.name
-    if name in _COPIERS or name in _MOVERS:
-        yield from _copied(command)
-    elif name == "find":
-        yield from _found(command)
-    elif name in ("tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"):
-        yield from _extracted(command)
-    elif name == "git" or name == "patch":
-        yield from _patched(command, cwd)
+    if name in _READ_CLOSELY or (name == "git" and not _git_reads(command)):
+        if name != "find" or _writes_files(command):
+            yield from _read_closely(command, cwd)
     elif _writes_files(command):
         for i, word in enumerate(argv[1:], 1):
-            yield from (_Target(w, i in dynamic) for w in _words((word,)))
+            yield from (Target(w, i in dynamic) for w in _words((word,)))
             if name in ("gzip", "gunzip", "bunzip2", "unxz", "unzstd", "xz", "zstd", "bzip2"):
                 stem, suffix = posixpath.splitext(word)
                 if suffix in _COMPRESSED:
-                    yield _Target(stem, i in dynamic)
-    yield from _script_outputs(command)
+                    yield Target(stem, i in dynamic)
+    if name in SCRIPTED:
+        from bridge.policies import writes
+
+        yield from writes.script_outputs(command)
     code = _code_texts(command)
     destroys = any(_CODE_DESTROYS.search(text) for text in code)
     yield from (
-        _Target(token, False, ANY_ABOVE if destroys else NOT_ABOVE)
+        Target(token, False, ANY_ABOVE if destroys else NOT_ABOVE)
         for token in _code_tokens(command)
     )
 
 
-def _operand_indexes(argv: tuple[str, ...], with_value: frozenset[str]) -> list[int]:
-    """Indexes of operands (not options or their values), `--` respected."""
-    out: list[int] = []
-    i = 1
-    while i < len(argv):
-        j = min(skip_options(argv, i, with_value), len(argv))  # `cp x -t`: -t has no value
-        if j > i and argv[j - 1] == "--":
-            out += range(j, len(argv))
-            break
-        if j < len(argv):
-            out.append(j)
-        i = j + 1
-    return out
+def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+    """What a copy, move, find, extraction or patch writes: `bridge.policies.writes`, loaded
+    only for a line holding one (most lines write nothing)."""
+    from bridge.policies import writes
 
-
-def _copied(command: SimpleCommand) -> Iterator[_Target]:
-    """cp/mv/ln/install/rsync: sources, the destination and what lands in it."""
-    argv, dynamic, name = command.argv, command.dynamic, command.name
-    values = {"rsync": _RSYNC_VALUES, "install": _INSTALL_VALUES}.get(name, _COPY_VALUES)
-    operands = _operand_indexes(argv, values)
-    flags = [w for w in argv[1:] if w.startswith("-")]
-    short = "".join(w[1:] for w in flags if not w.startswith("--"))
-    recursive = bool(set(flags) & _RECURSIVE) or bool(set(short) & {"r", "R", "a"})
-    into = _target_directories(argv, values)  # (none for rsync: its `-t` is --times)
-    if not into and len(operands) > 1:  # `ln -s target` links into here; `cp x` is an error
-        last = operands.pop()
-        into = [(last, argv[last])]
-    moved = name in _MOVERS or "--remove-source-files" in flags
-    if moved:  # sources moved away or linked to (a copy only reads them)
-        yield from (_Target(argv[i], i in dynamic) for i in operands)
-    whole = "T" in short or "--no-target-directory" in flags  # the destination is replaced
-    reach = ANY_ABOVE if recursive or moved else NOT_ABOVE
-    for dest, base in into:
-        yield _Target(base, dest in dynamic, ANY_ABOVE if whole else PARENT_ABOVE)
-        for i in operands:  # `cp x dir/` writes dir/x; `cp -r dir/. .` writes into `.` itself
-            landed = posixpath.join(base, posixpath.basename(argv[i]))
-            yield _Target(landed, i in dynamic or dest in dynamic, reach)
-
-
-def _target_directories(argv: tuple[str, ...], values: frozenset[str]) -> list[tuple[int, str]]:
-    """Where `-t D`, `-tD`, `-vt D`, `--target-directory D` or `=D` (or an abbreviation such as
-    `--target=D`, which getopt accepts) put the files: the index of the word holding D, and D.
-    In a cluster the first letter that takes a value ends it (`-otom`: owner `tom`)."""
-    out = []
-    for i, word in enumerate(argv[1:], 1):
-        if word == "--":
-            break
-        option, _, value = word.partition("=")
-        if option.startswith("--"):
-            if len(option) > 2 and "--target-directory".startswith(option):
-                out += _value_of(argv, i, value)  # ("" without a `=`)
-            continue
-        for k in range(1, len(word) if word.startswith("-") else 0):
-            if "-" + word[k] in values:
-                out += _value_of(argv, i, word[k + 1 :]) if word[k] == "t" else []
-                break
-    return out
-
-
-def _value_of(argv: tuple[str, ...], i: int, attached: str) -> list[tuple[int, str]]:
-    """The value of the option at `i`: the part `attached` to it, else the next word."""
-    return [(i, attached)] if attached else [(i + 1, w) for w in argv[i + 1 : i + 2]]
-
-
-def _found(command: SimpleCommand) -> Iterator[_Target]:
-    """find with -delete or a writing -exec: its starting points, and whatever it may reach."""
-    if not _writes_files(command):
-        return
-    argv = command.argv
-    i = 1  # past find's own options (`-H`, `-L`, `-P`, `-D debug`, `-O3`), not the expression's
-    while i < len(argv) and (argv[i] in ("-H", "-L", "-P", "-D") or argv[i][:2] == "-O"):
-        i += 2 if argv[i] in ("-D", "-O") else 1
-    starts = []
-    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
-        starts.append(i)
-        i += 1
-    expression = argv[i:]
-    names = [b for a, b in pairwise(expression) if a in ("-name", "-iname")]
-    loose = not names or any(
-        w in ("-o", "-or", "-not", "!", ",", "-path", "-wholename", "-regex", "-ipath")
-        for w in expression
-    )
-    restrict = () if loose else tuple(names)  # only an entry such a name fits is at risk
-    for index in starts:
-        yield _Target(argv[index], index in command.dynamic, ANY_ABOVE, restrict)
-    if not starts:
-        yield _Target(".", False, ANY_ABOVE, restrict)
-
-
-def _extracted(command: SimpleCommand) -> Iterator[_Target]:
-    """Archive extraction: everything lands in the target directory (default: here)."""
-    argv, name = command.argv, command.name
-    first = argv[1] if len(argv) > 1 else ""
-    if name in ("tar", "bsdtar"):
-        mode = first if not first.startswith("-") else ""
-        letters = mode + "".join(w[1:] for w in argv[1:] if w[:1] == "-" and w[:2] != "--")
-        if "x" not in letters and "--extract" not in argv and "--get" not in argv:
-            return
-        directory = _option_value(argv, ("-C", "--directory"))
-    elif name == "unzip":
-        if any(w in ("-l", "-t", "-v", "-Z", "-p") for w in argv[1:]):
-            return  # lists, tests or prints: extracts nothing
-        directory = _option_value(argv, ("-d",))
-    elif name in ("7z", "7za", "7zr"):
-        if first not in ("x", "e"):
-            return
-        directory = next((w[2:] for w in argv if w.startswith("-o")), None)
-    elif name == "cpio":
-        if not any(w in ("-i", "--extract") or (w[:1] == "-" and "i" in w) for w in argv[1:]):
-            return
-        directory = _option_value(argv, ("-D", "--directory"))
-    elif not first.lstrip("-").startswith("x"):  # ar x, jar x
-        return
-    else:
-        directory = None
-    # The word holding the directory (`-C D`, or `-CD`, `-oD`) is dynamic if it is `$x`, `` `x` ``
-    holders = [k for k, w in enumerate(argv) if k and directory and w.endswith(directory)]
-    yield _Target(directory or ".", bool(command.dynamic.intersection(holders)), ANY_ABOVE)
-
-
-def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None:
-    for option, value in pairwise(argv):
-        if option in options:
-            return value
-    for word in argv:
-        for option in options:
-            if option.startswith("--") and word.startswith(option + "="):
-                return word.split("=", 1)[1]
-            if not option.startswith("--") and word.startswith(option) and word != option:
-                return word[len(option) :]
-    return None
-
-
-def _patched(command: SimpleCommand, cwd: str | None) -> Iterator[_Target]:
-    """git apply/am, patch: the files the patch names (read now), else the whole directory.
-    Other git commands: the paths they are given to check out, restore, remove or clean."""
-    argv, name = command.argv, command.name
-    i = skip_options(argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
-    sub = argv[i] if name == "git" and i < len(argv) else ""
-    if name == "git" and sub not in ("apply", "am"):
-        if sub in ("checkout", "restore", "rm", "mv", "clean", "stash", "reset"):
-            paths = [w for w in argv[i + 1 :] if not w.startswith("-")]
-            if _DRY_RUNS & set(argv):
-                return
-            if sub == "clean" and not paths:
-                yield _Target(".", False, ANY_ABOVE)
-            if "--" in argv or sub in ("rm", "mv", "restore", "clean"):
-                yield from (_Target(w, False, ANY_ABOVE) for w in paths)
-        return
-    if (_DRY_RUNS if name == "git" else {"--dry-run"}) & set(argv):
-        return
-    directory = _option_value(argv, ("-d", "--directory")) or "."
-    operands = [w for w in argv[(i + 1 if name == "git" else 1) :] if not w.startswith("-")]
-    patch_file = _option_value(argv, ("-i", "--input"))
-    if name == "patch":  # patch [origfile [patchfile]], in `-d DIR` when given
-        # Any word may be the file it writes: the origfile, or after an option's value
-        # (`-p 1 FILE`); and `-o FILE` writes there.
-        output = _option_value(argv, ("-o", "--output"))
-        for word in [*operands, *([output] if output else [])]:
-            for path in dict.fromkeys((word, posixpath.normpath(posixpath.join(directory, word)))):
-                yield _Target(path, False, ANY_ABOVE)
-        patch_file = patch_file or (operands[1] if len(operands) > 1 else None)
-        sources = [posixpath.join(directory, patch_file)] if patch_file else []
-    else:
-        sources = operands  # read where git runs: `--directory` prefixes the paths inside
-    texts = [_read_patch(source, cwd) for source in sources]
-    if not sources:
-        texts = [_stdin_text(command, cwd)]
-    if any(text is None for text in texts):
-        yield _Target(directory, False, ANY_ABOVE)  # cannot read it: it may write anywhere here
-        return
-    for text in texts:
-        for found in _PATCH_PATH.finditer(text or ""):
-            for path in (p for p in found.groups() if p and p != "/dev/null"):
-                yield _Target(posixpath.join(directory, path), False, ANY_ABOVE)
-                yield _Target(posixpath.join(directory, path.partition("/")[2]), False, ANY_ABOVE)
-
-
-def _read_patch(path: str, cwd: str | None) -> str | None:
-    """The patch's text as the agent's command would read it (relative to its directory, not
-    the hook's), or None when that cannot be read whole (missing, or over the size a hook call
-    can afford to read): the caller fails closed."""
-    if not posixpath.isabs(path):
-        if cwd is None:
-            return None
-        path = posixpath.join(cwd, path)
-    try:
-        with open(path, "rb") as file:
-            data = file.read(_MAX_PATCH_BYTES + 1)
-    except OSError:
-        return None
-    return None if len(data) > _MAX_PATCH_BYTES else data.decode("utf-8", "replace")
-
-
-def _stdin_text(command: SimpleCommand, cwd: str | None) -> str | None:
-    for redirect in command.redirects:
-        if redirect.op in ("<<", "<<-"):
-            return redirect.body
-        if redirect.op == "<<<":
-            return redirect.target
-        if redirect.op == "<" and not redirect.dynamic:
-            return _read_patch(redirect.target, cwd)
-    return None  # a pipe: unknown
-
-
-def _script_outputs(command: SimpleCommand) -> Iterator[_Target]:
-    """Files written by a sed `w` command or an awk print redirection."""
     name = command.name
-    if name == "sed":
-        for text in command.argv[1:]:
-            yield from (_Target(m[1], "$" in m[1], NOT_ABOVE) for m in _SED_WRITE.finditer(text))
-    elif name in ("awk", "gawk", "mawk", "nawk"):  # (`busybox awk` is unwrapped to awk)
-        argv = command.argv
-        included = [b for a, b in pairwise(argv) if a in ("-i", "--include")]
-        included += [w[2:] for w in argv if w.startswith("-i")]  # `-iinplace`
-        included += [w[10:] for w in argv if w.startswith("--include=")]
-        inplace = bool({"inplace", "inplace.awk"} & set(included))
-        # Every word: the program is the first operand, or the value of gawk's `-e`/`--source`
-        # (`-e PROG`, `--source=PROG`); a file whose name reads like a redirection costs a denial.
-        for text in command.argv[1:]:
-            for found in _AWK_OUTPUT.finditer(text):
-                literal = found[2]
-                written = literal if literal is not None else found[1]
-                yield _Target(written, literal is None, NOT_ABOVE)
-        if inplace:
-            yield from (_Target(w, k in command.dynamic) for k, w in enumerate(command.argv))
+    if name in COPIERS or name in MOVERS:
+        yield from writes.copied(command)
+    elif name == "find":
+        yield from writes.found(command)
+    elif name in EXTRACTORS:
+        yield from writes.extracted(command)
+    else:  # git (a subcommand that may write), patch
+        yield from writes.patched(command, cwd)
 
 
 def _code_texts(command: SimpleCommand) -> tuple[str, ...]:

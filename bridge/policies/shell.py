@@ -28,7 +28,7 @@ import os
 import posixpath
 from itertools import pairwise
 
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.policies.lazyre import Lazy
 
 TYPE_CHECKING = False
@@ -137,8 +137,7 @@ _RUN_WITH_SHELL = frozenset({"flock", "script"})  # `flock FILE -c CODE`, `scrip
 _UNWRAPPED = _WRAPPERS.keys() | _RUN_WITH_SHELL
 
 
-@record(frozen=True, slots=True)
-class Redirect:
+class Redirect(Record, frozen=True, slots=True):
     op: str  # ">", ">>", ">|", "&>", "&>>", "<>", "<", "<<", "<<-", "<<<", ">&", "<&"
     target: str  # a file, a descriptor (`2>&1`), or a here-document's delimiter
     fd: str = ""  # the descriptor written before the operator, as in `2>`
@@ -153,8 +152,7 @@ class Redirect:
         return self.op in WRITE_OPS
 
 
-@record(frozen=True, slots=True)
-class SimpleCommand:
+class SimpleCommand(Record, frozen=True, slots=True):
     argv: tuple[str, ...]  # after leading assignments and wrappers such as sudo, env, timeout N
     redirects: tuple[Redirect, ...] = ()
     words: tuple[str, ...] = ()  # every word as written, quotes removed
@@ -167,13 +165,11 @@ class SimpleCommand:
         return posixpath.basename(self.argv[0]) if self.argv else ""
 
 
-@record(frozen=True, slots=True)
-class Pipeline:
+class Pipeline(Record, frozen=True, slots=True):
     commands: tuple[SimpleCommand, ...]
 
 
-@record(frozen=True, slots=True)
-class Script:
+class Script(Record, frozen=True, slots=True):
     pipelines: tuple[Pipeline, ...]
     functions: tuple[str, ...] = ()  # names defined with `f() {...}` or `function f {...}`
 
@@ -191,8 +187,7 @@ class Script:
                 yield from pipeline.commands
 
 
-@record(frozen=True, slots=True)
-class Unparseable:
+class Unparseable(Record, frozen=True, slots=True):
     reason: str
 
 
@@ -235,8 +230,7 @@ _PLAIN, _QUOTED, _EXPANDED = 0, 1, 2
 _Piece = tuple[str, int]
 
 
-@record(frozen=True, slots=True)
-class _Word:
+class _Word(Record, frozen=True, slots=True):
     text: str
     raw: str
     subs: tuple[str, ...]  # sources of $(...), `...`, <(...) and >(...) inside the word
@@ -244,13 +238,11 @@ class _Word:
     pieces: tuple[_Piece, ...] = ()
 
 
-@record(frozen=True, slots=True)
-class _Op:
+class _Op(Record, frozen=True, slots=True):
     text: str
 
 
-@record(frozen=True, slots=True)
-class _Redir:
+class _Redir(Record, frozen=True, slots=True):
     op: str
     fd: str
     body: str | None = None
@@ -862,8 +854,7 @@ _INTERPRETER_OPTIONS_WITH_VALUE = frozenset(
 )
 
 
-@record(frozen=True, slots=True)
-class Program:
+class Program(Record, frozen=True, slots=True):
     """Where an interpreter takes its program from."""
 
     kind: Literal["inline", "module", "file", "stdin"]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.policies.lazyre import fnmatchcase
 
 TYPE_CHECKING = False
@@ -30,8 +30,7 @@ _GLOB = "*?["
 _EXPANSION = "$`<>"  # parameter, command and process substitution
 
 
-@record(frozen=True, slots=True)
-class Place:
+class Place(Record, frozen=True, slots=True):
     """Where a command runs: its working directory and the project it belongs to.
 
     `cwd` is "" when the event named none (relative targets are then judged leniently) and

@@ -10,7 +10,7 @@ finishing order changes a single byte of the answer's decision or reason.
 
 from __future__ import annotations
 
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import Verdict
 
@@ -25,20 +25,17 @@ _STRICTNESS: dict[Rank, int] = {"none": 0, "ask": 1, "deny": 2}
 CONTEXT_LIMIT = 10_000  # CC cuts longer strings to a preview
 
 
-@record(frozen=True, slots=True)
-class Judged:
+class Judged(Record, frozen=True, slots=True):
     hook: HookSpec
     verdict: Verdict
 
 
-@record(frozen=True, slots=True)
-class Rewrite:
+class Rewrite(Record, frozen=True, slots=True):
     hook: str
     diff: Mapping[str, Any]
 
 
-@record(frozen=True, slots=True)
-class Folded:
+class Folded(Record, frozen=True, slots=True):
     rank: Rank
     reason: str = ""
     contexts: tuple[str, ...] = ()

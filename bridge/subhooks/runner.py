@@ -14,7 +14,7 @@ import os
 import select
 import time
 
-from bridge.pipeline.record import field, record
+from bridge.pipeline.record import Record, field
 from bridge.subhooks import spawn
 from bridge.subhooks.contain import Containment, contained
 from bridge.subhooks.spec import HookSpec
@@ -51,8 +51,7 @@ def argv_of(hook: HookSpec, env: Mapping[str, str]) -> list[str]:
     return [hook.shell or "sh", "-c", command]
 
 
-@record()
-class _Live:
+class _Live(Record):
     """A started hook: our ends of its pipes (None once closed) and what it said so far."""
 
     hook: HookSpec

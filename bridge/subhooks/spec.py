@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bridge.pipeline.record import record, replace
+from bridge.pipeline.record import Record, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -12,8 +12,7 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
     OnFailure = Literal["block", "ignore"]
 
 
-@record(frozen=True, slots=True)
-class HookSpec:
+class HookSpec(Record, frozen=True, slots=True):
     """One CC handler as ccbridge runs it.
 
     `where` names the file and place it was configured (for audit, explain and errors);

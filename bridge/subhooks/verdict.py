@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -13,8 +13,7 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
     Kind = Literal["deny", "ask", "allow", "defer", "none", "block", "failure"]
 
 
-@record(frozen=True, slots=True)
-class Verdict:
+class Verdict(Record, frozen=True, slots=True):
     kind: Kind
     reason: str = ""
     context: str = ""
@@ -24,8 +23,7 @@ class Verdict:
     stop_reason: str | None = None  # set when the hook answered `continue: false`
 
 
-@record(frozen=True, slots=True)
-class HookRun:
+class HookRun(Record, frozen=True, slots=True):
     """How one sub-hook process went: its exit and output, or why it never answered."""
 
     exit_code: int | None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bridge.pipeline import Ask, Deny, PreDecision
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
@@ -15,8 +15,7 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
 DENY_EXIT = 2
 
 
-@record(frozen=True, slots=True)
-class Answer:
+class Answer(Record, frozen=True, slots=True):
     payload: dict[str, Any]
     exit_code: int = 0
     stderr: str = ""

@@ -5,7 +5,7 @@ from __future__ import annotations
 # Not `collections.abc`: see bridge.pipeline.execution.
 from _collections_abc import Mapping
 
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
@@ -62,8 +62,7 @@ class EventError(ValueError):
     """Stdin did not hold a hook event we can judge; the message says why."""
 
 
-@record(frozen=True, slots=True)
-class HookEvent:
+class HookEvent(Record, frozen=True, slots=True):
     name: str
     raw: Mapping[str, Any]
     data: bytes

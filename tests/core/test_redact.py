@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bridge.audit import redact as redact_module
 from bridge.audit.redact import MASK, redact, redact_text
@@ -177,7 +179,8 @@ def test_a_kept_key_judgement_is_used_not_made_again(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(redact_module, "_names_secret", counted)
     records = [{"name": "a", "password": "b"}, {"name": "c", "password": "d"}]
     assert redact(records) == [{"name": "a", "password": MASK}, {"name": "c", "password": MASK}]
-    assert sorted(calls) == ["name", "password"]  # once each, for two records
+    # Once, for two records; `name` holds no rule's piece, so it is judged without the pattern.
+    assert calls == ["password"]
 
 
 @pytest.mark.parametrize(
@@ -192,3 +195,13 @@ def test_a_kept_key_judgement_is_used_not_made_again(monkeypatch: pytest.MonkeyP
 )
 def test_what_a_key_name_says_decides_whether_its_value_is_masked(key: str, secret: bool) -> None:
     assert redact({key: "value"}) == {key: MASK if secret else "value"}
+
+
+@given(st.text(max_size=40) | st.sampled_from(["PassWord", "api-KEY", "name", "x_token_y", "İd"]))
+def test_a_key_is_judged_as_the_patterns_would(key: str) -> None:
+    """The shortcut for a key holding no rule's piece gives what the patterns give."""
+    redact_module._KEYS.pop(key, None)
+    assert redact_module._judged_key(key) == (
+        redact_module.redact_text(key),
+        redact_module._names_secret(key),
+    )

@@ -114,8 +114,6 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge.pipeline.stations",
     "bridge.config",
     "bridge.config.compiled",
-    "bridge.subhooks",
-    "bridge.subhooks.spec",
     "bridge.audit",
     "bridge.audit.log",
     "bridge.audit.record",
@@ -132,6 +130,8 @@ EMPTY_CONFIG_ALLOWED = (
 # collections) they cost more than starting 16 hooks.
 SUBHOOK_ALLOWED = (
     *EMPTY_CONFIG_ALLOWED,
+    "bridge.subhooks",
+    "bridge.subhooks.spec",  # loaded with the config only when it has sub-hooks
     "bridge.wire.hook_output",
     "bridge.subhooks.fold",
     "bridge.subhooks.verdict",
@@ -272,6 +272,7 @@ def test_an_empty_config_imports_only_the_hot_path(tmp_path: Path, env: dict[str
     extra = warm_run(config(tmp_path), READ, env) - interpreter_alone(env)
     assert "bridge.subhooks.spawn" not in extra  # no sub-hook, no process machinery
     assert "bridge.subhooks.fold" not in extra  # nor a fold of nothing
+    assert "bridge.subhooks.spec" not in extra  # nor the class of a sub-hook
     assert extra - matching(extra, EMPTY_CONFIG_ALLOWED) == set()
 
 
@@ -338,3 +339,18 @@ def test_a_broken_cache_is_rebuilt_not_trusted(tmp_path: Path, env: dict[str, st
     again = subprocess.run(argv, input=BASH, capture_output=True, env=env, check=False)
     assert again.returncode == 2
     assert json.loads(again.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_only_a_writing_command_loads_what_reads_writers(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Self-protection judges every Bash call; the module reading what copies, moves, finds,
+    extractions and patches write is loaded only for a line holding one."""
+    config_file = config(tmp_path)
+    reading = warm_run(config_file, event("Bash", {"command": "git status --short"}), env)
+    assert "bridge.policies.protect" in reading
+    assert "bridge.policies.writes" not in reading
+    for command in ("cp a b", "git checkout -- x", "tar -xf a.tar", "sed 's/a/b/w out' f"):
+        assert "bridge.policies.writes" in warm_run(
+            config_file, event("Bash", {"command": command}), env
+        )

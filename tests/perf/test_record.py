@@ -11,7 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.pipeline.record import field, record, replace
+from bridge.pipeline.record import field, replace
+
+from .record_adapter import record
 
 
 def pair(frozen: bool, slots: bool) -> tuple[type[Any], type[Any]]:

@@ -14,7 +14,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from bridge.pipeline.record import MISSING, field, record, replace
+from bridge.pipeline.record import MISSING, Record, RecordMeta, field, replace
+
+from .record_adapter import record
 
 Declare = Callable[[Any, Any], type[Any]]
 
@@ -306,9 +308,10 @@ def test_repr_equality_and_hash_are_the_dataclasss() -> None:
 
     dc, rc = both(declare)
     assert repr(rc(1, "x")) == repr(dc(1, "x"))
-    assert rc.__repr__.__qualname__ == dc.__repr__.__qualname__
-    assert rc.__init__.__qualname__ == dc.__init__.__qualname__
-    assert rc.__eq__.__qualname__ == dc.__eq__.__qualname__
+    # Unlike dataclasses, nothing is generated per class: every record shares one function each.
+    _dc, other = both(declare)
+    assert (rc.__repr__, rc.__init__, rc.__eq__) == (other.__repr__, other.__init__, other.__eq__)
+    assert (rc.__hash__, rc.__setattr__) == (other.__hash__, other.__setattr__)
     assert hash(rc(1, "x")) == hash(dc(1, "x")) == hash((1, "x"))
     assert rc(1, "x") == rc(1, "x") and rc(1, "x") != rc(1, "y") and rc(1, "x") != rc(2, "x")
     assert rc(1, "x").__eq__((1, "x")) is NotImplemented
@@ -353,28 +356,88 @@ def test_frozen_fields_cannot_be_assigned_or_deleted(slots: bool) -> None:
     assert value.a == 1
 
 
-def test_a_plain_subclass_of_a_frozen_record_may_add_attributes() -> None:
-    def declare(decorator: Any, _make_field: Any) -> type[Any]:
-        @decorator(frozen=True)
-        class Value:
-            a: int
+@pytest.mark.parametrize(("frozen", "slots"), [(False, False), (True, True), (True, False)])
+def test_a_subclass_of_a_record_is_a_record_with_its_settings(frozen: bool, slots: bool) -> None:
+    # Unlike dataclasses (a plain subclass is no dataclass), as msgspec.Struct and pydantic.
+    class Value(Record, frozen=frozen, slots=slots):
+        a: int
 
-        class Sub(Value):
-            pass
+    class Sub(Value):
+        b: int = 2
 
-        return Sub
-
-    dc, rc = both(declare)
-    for cls in (dc, rc):
-        value = cls(1)
-        value.extra = 2
-        assert value.extra == 2
-        del value.extra
-        assert not hasattr(value, "extra")
-        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'a'"):
-            value.a = 3
+    assert (
+        repr(Sub(1))
+        == "test_a_subclass_of_a_record_is_a_record_with_its_settings.<locals>.Sub(a=1, b=2)"
+    )
+    assert (Sub.__record_frozen__, Sub.__record_slotted__) == (frozen, slots)
+    assert Sub.__match_args__ == ("a", "b") and Sub(1) != Value(1)
+    value = Sub(1)
+    if frozen:
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'b'"):
+            value.b = 3
         with pytest.raises(dataclasses.FrozenInstanceError, match="cannot delete field 'a'"):
             del value.a
+        assert hash(value) == hash((1, 2))
+    else:
+        value.b = 3
+        assert value == Sub(1, 3) and Sub.__hash__ is None
+    assert hasattr(value, "__dict__") is not slots
+    if slots:
+        assert Sub.__slots__ == ("b",)  # `a` is the parent's slot
+
+
+def test_a_record_cannot_change_its_parents_frozenness() -> None:
+    class Frozen(Record, frozen=True):
+        a: int
+
+    class Mutable(Record):
+        a: int
+
+    with pytest.raises(
+        TypeError, match="cannot inherit non-frozen record Thawed from a frozen one"
+    ):
+
+        class Thawed(Frozen, frozen=False):
+            pass
+
+    with pytest.raises(TypeError, match="cannot inherit frozen record Hard from a non-frozen one"):
+
+        class Hard(Mutable, frozen=True):
+            pass
+
+
+def test_a_post_init_is_inherited() -> None:
+    seen: list[int] = []
+
+    class Value(Record):
+        a: int
+
+        def __post_init__(self) -> None:
+            seen.append(self.a)
+
+    class Sub(Value):
+        b: int = 0
+
+    Sub(4)
+    assert seen == [4]
+
+
+def test_a_non_record_base_gives_its_methods_and_slots() -> None:
+    class Named:
+        __slots__ = ("name",)
+
+        def shout(self) -> str:
+            return self.name.upper()
+
+    class Value(Record, Named, frozen=True, slots=True):
+        name: str
+        a: int = 1
+
+    assert Value.__slots__ == ("a",)  # `name` is a slot of the base already
+    value = Value("x")
+    assert value.shout() == "X" and repr(value) == (
+        "test_a_non_record_base_gives_its_methods_and_slots.<locals>.Value(name='x', a=1)"
+    )
 
 
 @pytest.mark.parametrize("slots", [False, True])
@@ -517,19 +580,27 @@ def test_defaults_as_class_attributes(slots: bool) -> None:
         assert rc.b == "b" and rc.d == 4 and not hasattr(rc, "c")
 
 
-def test_the_class_keeps_its_metaclass_and_name() -> None:
-    class Meta(type):
+def test_a_record_may_have_a_metaclass_of_its_own() -> None:
+    class Meta(RecordMeta):
         pass
 
-    @record(frozen=True)
-    class Value(metaclass=Meta):
+    class Value(Record, metaclass=Meta, frozen=True):
         a: int
 
     assert type(Value) is Meta
     assert Value.__name__ == "Value"
-    assert Value.__qualname__ == "test_the_class_keeps_its_metaclass_and_name.<locals>.Value"
-    fields: Any = Value.__dict__["__record_fields__"]
-    assert [name for name, _annotation, _spec in fields] == ["a"]
+    assert Value.__qualname__ == "test_a_record_may_have_a_metaclass_of_its_own.<locals>.Value"
+    assert Value.__record_names__ == ("a",) and Value(1) == Value(1)
+
+
+def test_the_base_itself_describes_no_fields() -> None:
+    assert dataclasses.fields(Record) == ()
+    assert "__dataclass_fields__" not in Record.__dict__ or not Record.__dataclass_fields__
+
+    class Value(Record):
+        a: int
+
+    assert [f.name for f in dataclasses.fields(Value)] == ["a"]  # after the base was asked
 
 
 def test_replace_changes_only_what_it_is_given() -> None:

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.pipeline import Execution
-from bridge.pipeline.record import record
+from bridge.pipeline.record import Record
 from bridge.policies.loader import load_policy
 
 HERE = Path(__file__).resolve().parent
@@ -32,8 +32,7 @@ PROJECT, HOME = "/work/project", "/home/dev"
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
 
-@record(frozen=True, slots=True)
-class Case:
+class Case(Record, frozen=True, slots=True):
     expect: str
     source: str
     command: str

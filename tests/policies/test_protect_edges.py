@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge.pipeline import Execution
-from bridge.policies import protect
+from bridge.policies import protect, writes
 
 
 @pytest.mark.parametrize(
@@ -392,7 +392,7 @@ def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
     """Past the read cap the rest of the patch is unseen: it may name the protected file."""
     big = tmp_path / "big.patch"
     pair = "--- a/x\n+++ b/x\n"  # 16 bytes: the cap falls right after a whole line
-    filler = pair * (protect._MAX_PATCH_BYTES // len(pair))
+    filler = pair * (writes.MAX_PATCH_BYTES // len(pair))
     big.write_text(filler + "--- a/d/e/f\n+++ b/d/e/f\n", encoding="utf-8")
     guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     execution = Execution.create("Bash", {"command": "git apply big.patch"}, cwd=str(tmp_path))
@@ -403,11 +403,11 @@ def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
     assert guard(harmless) is None
 
 
-T = protect._Target
+T = protect.Target
 PARENT, ANY = protect.PARENT_ABOVE, protect.ANY_ABOVE
 
 
-def written(command: str) -> list[protect._Target]:
+def written(command: str) -> list[protect.Target]:
     """What the guard reads as written by a one-command line, in order."""
     script = protect.parse(command)
     assert not isinstance(script, protect.Unparseable)
@@ -429,7 +429,7 @@ def written(command: str) -> list[protect._Target]:
 def test_operands_are_the_words_that_are_no_option_or_value(
     argv: tuple[str, ...], values: set[str], operands: list[int]
 ) -> None:
-    assert protect._operand_indexes(argv, frozenset(values)) == operands
+    assert writes.operand_indexes(argv, frozenset(values)) == operands
 
 
 @pytest.mark.parametrize(
@@ -467,7 +467,7 @@ def test_operands_are_the_words_that_are_no_option_or_value(
         ("install -m 600 -o u -g g x d", [T("d", False, PARENT), T("d/x", False, 0)]),
     ],
 )
-def test_what_copies_and_moves_write(command: str, targets: list[protect._Target]) -> None:
+def test_what_copies_and_moves_write(command: str, targets: list[protect.Target]) -> None:
     assert written(command) == targets
 
 
@@ -650,7 +650,7 @@ def test_a_state_name_is_looked_for_in_the_words_not_across_them() -> None:
         ("cp -t $D x", [T("$D", True, PARENT), T("$D/x", True, 0)]),
     ],
 )
-def test_what_lands_in_a_target_directory(command: str, targets: list[protect._Target]) -> None:
+def test_what_lands_in_a_target_directory(command: str, targets: list[protect.Target]) -> None:
     assert written(command) == targets
 
 
@@ -727,15 +727,15 @@ def test_a_relative_harmless_patch_where_the_agent_runs_passes(tmp_path: Path, h
 
 def test_a_patch_of_exactly_the_read_cap_is_read_whole(tmp_path: Path) -> None:
     header = "--- a/x/y\n+++ b/x/y\n"  # then one long context line up to the cap
-    filler = " " * (protect._MAX_PATCH_BYTES - len(header))
+    filler = " " * (writes.MAX_PATCH_BYTES - len(header))
     (tmp_path / "x.patch").write_text(header + filler, encoding="utf-8")
-    assert (tmp_path / "x.patch").stat().st_size == protect._MAX_PATCH_BYTES
+    assert (tmp_path / "x.patch").stat().st_size == writes.MAX_PATCH_BYTES
     guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     execution = Execution.create("Bash", {"command": "git apply x.patch"}, cwd=str(tmp_path))
     assert guard(execution) is None
 
 
-def written_in(command: str, cwd: str) -> list[protect._Target]:
+def written_in(command: str, cwd: str) -> list[protect.Target]:
     script = protect.parse(command)
     assert not isinstance(script, protect.Unparseable)
     (parsed,) = script.commands()
@@ -781,7 +781,7 @@ def written_in(command: str, cwd: str) -> list[protect._Target]:
         ("patch -i p.diff", [T("p.diff", False, ANY), T(".", False, ANY)]),  # unread: all of .
     ],
 )
-def test_what_git_and_patch_write(command: str, targets: list[protect._Target]) -> None:
+def test_what_git_and_patch_write(command: str, targets: list[protect.Target]) -> None:
     assert written(command) == targets
 
 
@@ -808,7 +808,7 @@ def test_what_git_and_patch_write(command: str, targets: list[protect._Target]) 
     ],
 )
 def test_what_a_patch_file_makes_them_write(
-    tmp_path: Path, command: str, targets: list[protect._Target]
+    tmp_path: Path, command: str, targets: list[protect.Target]
 ) -> None:
     (tmp_path / "p.diff").write_text("+++ b/x\n", encoding="utf-8")
     assert written_in(command, str(tmp_path)) == targets
@@ -882,9 +882,7 @@ def test_a_shell_command_in_inline_code_is_judged_as_a_command() -> None:
         ("gawk -i inplace 1 $F", [T(w, w == "$F") for w in ("gawk", "-i", "inplace", "1", "$F")]),
     ],
 )
-def test_what_finds_archives_and_scripts_write(
-    command: str, targets: list[protect._Target]
-) -> None:
+def test_what_finds_archives_and_scripts_write(command: str, targets: list[protect.Target]) -> None:
     assert written(command) == targets
 
 

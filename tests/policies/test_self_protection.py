@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
+from bridge.policies import protect
 from bridge.policies.protect import self_protection_guard
 
 
@@ -157,3 +159,44 @@ def test_the_strict_guard_never_raises(
     guard = self_protection_guard(*protected_roots(env, project), env=env)
     result = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
     assert result is None or result.startswith(("ccbridge self-protection", "cannot parse"))
+
+
+def test_protected_paths_are_resolved_only_when_a_write_is_judged(
+    roots: tuple[Path, Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resolving every settings and config path (symlinks too) costs a hook call a millisecond,
+    and most commands write nothing: they are resolved on the first write judged, once."""
+    home, project, env = roots
+    resolved: list[str] = []
+    real_entries = protect._entries
+
+    def counted(spec: str | Path, tree: bool) -> Iterator[protect._Entry]:
+        resolved.append(str(spec))
+        return real_entries(spec, tree)
+
+    monkeypatch.setattr(protect, "_entries", counted)
+    settings, configs, own = protected_roots(env, project)
+    guard = self_protection_guard(settings, configs, own, env=env)
+    assert sorted(resolved) == sorted(own)  # the state, which any word may name
+    for command in ("git status --short", "ls -l .claude", "cat .claude/settings.json"):
+        assert guard(Execution.create("Bash", {"command": command}, cwd=str(project))) is None
+    assert sorted(resolved) == sorted(own)
+    write = f"echo x > {project}/.claude/settings.json"
+    assert guard(Execution.create("Bash", {"command": write}, cwd=str(project))) is not None
+    assert sorted(resolved) == sorted([*own, *settings, *configs])
+    assert guard(Execution.create("Write", {"file_path": f"{home}/x.md", "content": ""})) is None
+    assert len(resolved) == len(own) + len(settings) + len(configs)  # not again
+
+
+def test_a_symlink_made_after_the_guard_is_still_followed(
+    roots: tuple[Path, Path, dict[str, str]],
+) -> None:
+    """Paths are resolved when a write is judged, so a protected path that became a symlink
+    since the guard was built protects its target too."""
+    home, project, env = roots
+    guard = self_protection_guard(*protected_roots(env, project), env=env)
+    target = home / "elsewhere.json"
+    (project / ".claude").mkdir(parents=True, exist_ok=True)
+    (project / ".claude" / "settings.local.json").symlink_to(target)
+    write = Execution.create("Write", {"file_path": str(target), "content": "{}"})
+    assert guard(write) is not None
