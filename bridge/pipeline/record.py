@@ -59,34 +59,41 @@ def field(*, default: Any = MISSING, default_factory: Callable[[], Any] | None =
 
 
 _MUTABLE = (list, dict, set)
+_CLASS_VAR = ("ClassVar", "typing.ClassVar")
 
 
 def _declared(inherited: tuple[FieldSpec, ...], namespace: dict[str, Any]) -> tuple[FieldSpec, ...]:
     """The fields in declaration order, inherited ones first (a redeclared one keeps its
     place and takes its new default)."""
-    declared = {item[0]: item for item in inherited}
+    declared = {item[0]: item for item in inherited} if inherited else {}
+    seen_default = False  # (checked as the fields come when none is inherited: most records)
     for name, annotation in namespace.get("__annotations__", {}).items():
-        if (annotation if isinstance(annotation, str) else repr(annotation)).startswith(
-            ("ClassVar", "typing.ClassVar")
-        ):
+        if (annotation if type(annotation) is str else repr(annotation)).startswith(_CLASS_VAR):
             continue
         value = namespace.get(name, MISSING)
         if type(value) is Field:
-            declared[name] = (name, annotation, value.default, value.default_factory)
-            continue
-        if isinstance(value, _MUTABLE):
+            default, factory = value.default, value.default_factory
+        elif isinstance(value, _MUTABLE):
             raise ValueError(
                 f"mutable default {type(value)} for field {name} is not allowed: use "
                 "default_factory"
             )
-        declared[name] = (name, annotation, value, None)
-    seen_default = False
-    for name, _annotation, default, factory in declared.values():
-        has_default = default is not MISSING or factory is not None
-        if seen_default and not has_default:
+        else:
+            default, factory = value, None
+        declared[name] = (name, annotation, default, factory)
+        if default is not MISSING or factory is not None:
+            seen_default = True
+        elif seen_default and not inherited:
             raise TypeError(f"non-default argument {name!r} follows default argument")
-        seen_default = seen_default or has_default
-    return tuple(declared.values())
+    fields = tuple(declared.values())
+    if inherited:  # a redeclared field keeps its place: the order is only known now
+        seen_default = False
+        for name, _annotation, default, factory in fields:
+            has_default = default is not MISSING or factory is not None
+            if seen_default and not has_default:
+                raise TypeError(f"non-default argument {name!r} follows default argument")
+            seen_default = seen_default or has_default
+    return fields
 
 
 def _frozen_error(message: str) -> AttributeError:
@@ -117,9 +124,6 @@ class _DataclassFields:
         return built
 
 
-_DATACLASS_FIELDS = _DataclassFields()
-
-
 @dataclass_transform(field_specifiers=(field,))
 class RecordMeta(type):
     """Makes a record class: its fields, slots, defaults and methods, in one class creation."""
@@ -134,11 +138,10 @@ class RecordMeta(type):
         slots: bool | None = None,
     ) -> RecordMeta:
         if "__record__" in namespace:  # `Record` itself: the methods, no fields
-            return super().__new__(mcls, name, bases, namespace)
+            return type.__new__(mcls, name, bases, namespace)
         if len(bases) == 1 and bases[0] is Record:  # nothing to inherit: the common case
-            parent, bases = _NOTHING_INHERITED, ()
+            parent = _NOTHING_INHERITED
         else:
-            bases = tuple([base for base in bases if base is not Record])
             parent = _inherited(bases)
             if parent.frozen is not None and frozen is not None and parent.frozen != frozen:
                 raise TypeError(
@@ -180,12 +183,11 @@ class RecordMeta(type):
                         del namespace[field_name]
                     else:
                         namespace[field_name] = default
-        namespace["__dataclass_fields__"] = _DATACLASS_FIELDS
         namespace["__record_fields__"] = fields
         namespace["__record_names__"] = names
         namespace["__record_frozen__"], namespace["__record_slotted__"] = frozen, slots
         namespace["__record_post_init__"] = parent.post_init or "__post_init__" in namespace
-        return super().__new__(mcls, name, bases, namespace)
+        return type.__new__(mcls, name, bases, namespace)
 
 
 class _Inherited:

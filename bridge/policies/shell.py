@@ -44,6 +44,9 @@ SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
 _META = frozenset(" \t\n;&|()<>")
 _OPERATORS = (";;&", ";;", ";&", "&&", "||", "|&", ";", "&", "|", "(", ")", "\n")
 _REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", "<<", "<>", ">&", "<&", ">", "<")
+# Their first characters: a token starting otherwise is neither (most are words).
+_OPERATOR_STARTS = frozenset(op[0] for op in _OPERATORS)
+_REDIRECT_STARTS = frozenset(op[0] for op in _REDIRECTS)
 _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
 # Plain string code, not `re`, for what every command meets (see bridge.policies.lazyre).
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
@@ -162,7 +165,7 @@ class SimpleCommand(Record, frozen=True, slots=True):
 
     @property
     def name(self) -> str:
-        return posixpath.basename(self.argv[0]) if self.argv else ""
+        return self.argv[0].rpartition("/")[2] if self.argv else ""  # posixpath.basename
 
 
 class Pipeline(Record, frozen=True, slots=True):
@@ -329,7 +332,9 @@ class _Lexer:
                     out.append(word)
             elif c in "<>" and s.startswith("(", self.i + 1):
                 out.append(self._word())
-            elif op := next((o for o in _OPERATORS if s.startswith(o, self.i)), None):
+            elif c in _OPERATOR_STARTS and (
+                op := next((o for o in _OPERATORS if s.startswith(o, self.i)), None)
+            ):
                 self.i += len(op)
                 if op == ")" and closer and parens == 0 and not cases:
                     return out
@@ -349,6 +354,8 @@ class _Lexer:
         s, j = self.s, self.i
         while j < len(s) and s[j].isdigit():
             j += 1
+        if j == len(s) or s[j] not in _REDIRECT_STARTS:  # the common case: a word
+            return None
         op = next((o for o in _REDIRECTS if s.startswith(o, j)), None)
         if op is None or (j > self.i and op.startswith("&")):
             return None

@@ -617,3 +617,11 @@ def test_replace_changes_only_what_it_is_given() -> None:
     assert replace(value, a=3).c is value.c  # not a fresh default
     with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
         replace(value, z=1)
+
+
+def test_a_record_is_an_instance_of_record() -> None:
+    class Value(Record, frozen=True):
+        a: int
+
+    assert isinstance(Value(1), Record) and issubclass(Value, Record)
+    assert Value.__mro__ == (Value, Record, object)
