@@ -137,57 +137,71 @@ class RecordMeta(type):
         frozen: bool | None = None,
         slots: bool | None = None,
     ) -> RecordMeta:
-        if "__record__" in namespace:  # `Record` itself: the methods, no fields
+        if "__record__" in namespace:  # `Record` itself: the base, no fields
             return type.__new__(mcls, name, bases, namespace)
-        if len(bases) == 1 and bases[0] is Record:  # nothing to inherit: the common case
-            parent = _NOTHING_INHERITED
-        else:
-            parent = _inherited(bases)
-            if parent.frozen is not None and frozen is not None and parent.frozen != frozen:
-                raise TypeError(
-                    f"cannot inherit {'' if frozen else 'non-'}frozen record {name} from a "
-                    f"{'non-' if frozen else ''}frozen one"
-                )
-        frozen = bool(parent.frozen) if frozen is None else frozen
-        slots = parent.slots if slots is None else slots
-        fields = _declared(parent.fields, namespace)
-        names = tuple([item[0] for item in fields])
+        made: RecordMeta = _made(mcls, name, bases, namespace, frozen, slots)
+        return made
+
+
+def _made(
+    mcls: type,
+    name: str,
+    bases: tuple[type, ...],
+    namespace: dict[str, Any],
+    frozen: bool | None,
+    slots: bool | None,
+) -> Any:
+    """The record class (RecordMeta.__new__, kept a function so that mutation testing can
+    reach it)."""
+    if len(bases) == 1 and bases[0] is Record:  # nothing to inherit: the common case
+        parent = _NOTHING_INHERITED
+    else:
+        parent = _inherited(bases, name)
+        if parent.frozen is not None and frozen is not None and parent.frozen != frozen:
+            raise TypeError(
+                f"cannot inherit {'' if frozen else 'non-'}frozen record {name} from a "
+                f"{'non-' if frozen else ''}frozen one"
+            )
+    frozen = bool(parent.frozen) if frozen is None else frozen
+    slots = parent.slots if slots is None else slots
+    fields = _declared(parent.fields, namespace)
+    names = tuple([item[0] for item in fields])
+    if frozen:
+        if "__setattr__" in namespace or "__delattr__" in namespace:
+            method = "__setattr__" if "__setattr__" in namespace else "__delattr__"
+            raise TypeError(f"cannot overwrite attribute {method} in class {name}")
+        namespace["__setattr__"], namespace["__delattr__"] = _setattr, _delattr
+    # As dataclasses: a __hash__ of the class's own is kept; None set by defining __eq__ is
+    # not (the class statement sets it only later, so a missing one means "generate").
+    if "__hash__" not in namespace or (namespace["__hash__"] is None and "__eq__" in namespace):
+        namespace["__hash__"] = _hash if frozen else None
+    if "__init__" not in namespace:
+        namespace["__init__"] = _init
+    if "__repr__" not in namespace:
+        namespace["__repr__"] = _repr
+    if "__eq__" not in namespace:
+        namespace["__eq__"] = _eq
+    if "__match_args__" not in namespace:
+        namespace["__match_args__"] = names
+    if slots:
+        if "__slots__" not in namespace:
+            namespace["__slots__"] = tuple([n for n in names if n not in parent.slot_names])
+        for field_name in names:  # a default is kept with its field: no class attribute
+            namespace.pop(field_name, None)
         if frozen:
-            if "__setattr__" in namespace or "__delattr__" in namespace:
-                method = "__setattr__" if "__setattr__" in namespace else "__delattr__"
-                raise TypeError(f"cannot overwrite attribute {method} in class {name}")
-            namespace["__setattr__"], namespace["__delattr__"] = _setattr, _delattr
-        # As dataclasses: a __hash__ of the class's own is kept; None set by defining __eq__ is
-        # not (the class statement sets it only later, so a missing one means "generate").
-        if "__hash__" not in namespace or (namespace["__hash__"] is None and "__eq__" in namespace):
-            namespace["__hash__"] = _hash if frozen else None
-        if "__init__" not in namespace:
-            namespace["__init__"] = _init
-        if "__repr__" not in namespace:
-            namespace["__repr__"] = _repr
-        if "__eq__" not in namespace:
-            namespace["__eq__"] = _eq
-        if "__match_args__" not in namespace:
-            namespace["__match_args__"] = names
-        if slots:
-            if "__slots__" not in namespace:
-                namespace["__slots__"] = tuple([n for n in names if n not in parent.slot_names])
-            for field_name in names:  # a default is kept with its field: no class attribute
-                namespace.pop(field_name, None)
-            if frozen:
-                namespace["__getstate__"], namespace["__setstate__"] = _getstate, _setstate
-        else:
-            for field_name, _annotation, default, _factory in fields:
-                if type(namespace.get(field_name)) is Field:  # as dataclasses: the default
-                    if default is MISSING:  # is a class attribute, a factory is not
-                        del namespace[field_name]
-                    else:
-                        namespace[field_name] = default
-        namespace["__record_fields__"] = fields
-        namespace["__record_names__"] = names
-        namespace["__record_frozen__"], namespace["__record_slotted__"] = frozen, slots
-        namespace["__record_post_init__"] = parent.post_init or "__post_init__" in namespace
-        return type.__new__(mcls, name, bases, namespace)
+            namespace["__getstate__"], namespace["__setstate__"] = _getstate, _setstate
+    else:
+        for field_name, _annotation, default, _factory in fields:
+            if type(namespace.get(field_name)) is Field:  # as dataclasses: the default
+                if default is MISSING:  # is a class attribute, a factory is not
+                    del namespace[field_name]
+                else:
+                    namespace[field_name] = default
+    namespace["__record_fields__"] = fields
+    namespace["__record_names__"] = names
+    namespace["__record_frozen__"], namespace["__record_slotted__"] = frozen, slots
+    namespace["__record_post_init__"] = parent.post_init or "__post_init__" in namespace
+    return type.__new__(mcls, name, bases, namespace)
 
 
 class _Inherited:
@@ -210,17 +224,19 @@ class _Inherited:
 _NOTHING_INHERITED = _Inherited((), None, False, frozenset(), False)
 
 
-def _inherited(bases: tuple[type, ...]) -> _Inherited:
+def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
     fields: dict[str, FieldSpec] = {}
-    frozen: bool | None = None
+    frozen: set[bool] = set()
     slots = False
     for base in reversed(bases):
         if not isinstance(base, RecordMeta) or "__record__" in base.__dict__:
             continue
         for item in base.__record_fields__:  # type: ignore[attr-defined]
             fields[item[0]] = item
-        frozen = bool(frozen) or base.__record_frozen__  # type: ignore[attr-defined]
+        frozen.add(base.__record_frozen__)  # type: ignore[attr-defined]
         slots = slots or base.__record_slotted__  # type: ignore[attr-defined]
+    if len(frozen) > 1:  # as dataclasses: no record is both
+        raise TypeError(f"record {name} cannot inherit from frozen and non-frozen records")
     slot_names = frozenset(
         slot
         for base in bases
@@ -228,7 +244,8 @@ def _inherited(bases: tuple[type, ...]) -> _Inherited:
         for slot in klass.__dict__.get("__slots__", ())
     )
     post_init = any(hasattr(base, "__post_init__") for base in bases)
-    return _Inherited(tuple(fields.values()), frozen, slots, slot_names, post_init)
+    said = frozen.pop() if frozen else None
+    return _Inherited(tuple(fields.values()), said, slots, slot_names, post_init)
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:

@@ -57,6 +57,13 @@ class Compiled:
         return self.real(source)
 
 
+@pytest.fixture(autouse=True)
+def fresh_key_judgements(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test judges its keys itself: a judgement kept from an earlier test (or, in
+    mutation testing, from the clean run the test process was forked from) would hide it."""
+    monkeypatch.setattr(redact_module, "_KEYS", {})
+
+
 @pytest.fixture
 def compiled(monkeypatch: pytest.MonkeyPatch) -> Compiled:
     recorder = Compiled()

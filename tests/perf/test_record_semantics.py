@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import runpy
 import types
 import typing
 from collections.abc import Callable
@@ -14,6 +15,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from bridge.pipeline import record as record_module
 from bridge.pipeline.record import MISSING, Record, RecordMeta, field, replace
 
 from .record_adapter import record
@@ -625,3 +627,92 @@ def test_a_record_is_an_instance_of_record() -> None:
 
     assert isinstance(Value(1), Record) and issubclass(Value, Record)
     assert Value.__mro__ == (Value, Record, object)
+
+
+def test_a_default_inherited_cannot_be_followed_by_a_field_without_one() -> None:
+    def declare(decorator: Any, _make_field: Any) -> Callable[[], object]:
+        def define() -> object:
+            @decorator(frozen=True)
+            class Base:
+                a: int
+                b: int = 2
+
+            @decorator(frozen=True)
+            class Child(Base):
+                c: int
+
+            return Child
+
+        return define
+
+    rc_error = error(declare(record, field))
+    assert rc_error == error(declare(dataclasses.dataclass, dataclasses.field))
+    assert rc_error == (TypeError, "non-default argument 'c' follows default argument")
+
+    class Base(Record, frozen=True):
+        a: int
+        b: int = 2
+
+    class Redeclared(Base):  # a field given a default in place keeps the order valid
+        a: int = 1
+        c: int = 3
+
+    assert repr(Redeclared()).endswith("Redeclared(a=1, b=2, c=3)")
+
+
+def test_a_base_that_is_no_record_does_not_hide_the_record_bases() -> None:
+    class Mixin:
+        __slots__ = ()
+
+        def shout(self) -> str:
+            return str(self).upper()
+
+    class Base(Record, frozen=True, slots=True):
+        a: int
+
+    class Child(Base, Mixin):
+        b: int = 2
+
+    assert Child.__record_names__ == ("a", "b") and Child.__record_frozen__
+    assert Child(1).shout().endswith("CHILD(A=1, B=2)")
+
+
+def test_a_record_cannot_inherit_from_frozen_and_mutable_records() -> None:
+    class Frozen(Record, frozen=True):
+        a: int
+
+    class Mutable(Record):
+        b: int
+
+    for bases in ((Frozen, Mutable), (Mutable, Frozen)):
+        with pytest.raises(TypeError, match="record Both cannot inherit from frozen and non-"):
+            RecordMeta("Both", bases, {"__qualname__": "Both"})
+
+
+def test_own_init_and_slots_are_kept() -> None:
+    class Value(Record, slots=True):
+        __slots__ = ("a", "note")
+        a: int
+
+        def __init__(self, a: int) -> None:
+            self.a, self.note = a * 2, "mine"
+
+    value = Value(2)
+    assert (value.a, value.note) == (4, "mine")  # as dataclasses: its own __init__ stays
+    assert Value.__slots__ == ("a", "note")
+
+
+def test_the_base_is_made_the_same_way_when_the_module_runs_again() -> None:
+    """`Record` itself is made when the module is imported, which mutation testing cannot
+    reach; running the module again makes it under the test's eyes."""
+    fresh = runpy.run_path(record_module.__file__, run_name="record_again")
+    base, meta = fresh["Record"], fresh["RecordMeta"]
+    assert type(base) is meta and base.__bases__ == (object,)
+    assert base.__slots__ == () and base.__dict__["__record__"] is True
+    assert not {"__init__", "__repr__", "__eq__", "__setattr__"} & set(base.__dict__)
+    assert "__hash__" not in base.__dict__  # (a made record says its own)
+
+    class Value(base, frozen=True):  # type: ignore[misc,valid-type]
+        a: int
+
+    assert Value(1) == Value(1) and hash(Value(1)) == hash((1,))

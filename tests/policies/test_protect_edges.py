@@ -1554,13 +1554,15 @@ def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path)
     for i in range(protect._MAX_GLOB_MATCHES + 10):
         (crowded / f"f{i}").write_bytes(b"")
 
-    def judged_here(protected: Path) -> str | None:
+    def judged_here(protected: Path, command: str = f"cp x {crowded}/*") -> str | None:
         guard = protect.protected_paths_guard([str(protected)])
-        command = f"cp x {crowded}/*"
         return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
 
     assert judged_here(crowded / "a" / "deep") is not None  # x may land as a/deep
     assert judged_here(crowded / "a" / "b" / "deep") is None  # two levels below a match
+    redirected = f"echo x > {crowded}/*"  # a redirection writes the match itself, no deeper
+    assert judged_here(crowded / "zz", redirected) is not None
+    assert judged_here(crowded / "a" / "deep", redirected) is None
 
 
 def test_a_cd_to_where_the_call_runs_leaves_pwd_known() -> None:

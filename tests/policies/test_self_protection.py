@@ -200,3 +200,20 @@ def test_a_symlink_made_after_the_guard_is_still_followed(
     (project / ".claude" / "settings.local.json").symlink_to(target)
     write = Execution.create("Write", {"file_path": str(target), "content": "{}"})
     assert guard(write) is not None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "D=/tmp/x; rm -rf $D",
+        "D=/tmp/x && rm -rf ${D}/build",
+        "for d in /tmp/a /tmp/b; do rm -rf $d; done",
+    ],
+)
+def test_a_value_the_line_assigns_literally_is_put_in(state: Path, command: str) -> None:
+    """The command's own text gives the values: what it writes is known, so it passes; the
+    same write of a variable the line does not set is refused (fail closed)."""
+    assert judge(state, command) is None
+    unset = command.replace("D=/tmp/x; ", "").replace("D=/tmp/x && ", "")
+    if unset != command:
+        assert judge(state, unset) is not None
