@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-from itertools import accumulate, islice, pairwise
 
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Execution, Guard
@@ -59,6 +58,7 @@ from bridge.policies.shell import (
     bash_script,
     expand_home,
     interpreter,
+    pairs,
     parse,
     program,
     skip_options,
@@ -191,8 +191,9 @@ def _match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     """Whether path components match glob components (`**`: any number of them)."""
     reached = [True] + [False] * len(parts)  # reached[j]: the pattern so far matches parts[:j]
     for head in pattern:
-        if head == "**":
-            reached = list(accumulate(reached, max))  # of bools: a running `or`
+        if head == "**":  # any number of components: reached from the first reached on
+            first = reached.index(True) if True in reached else len(reached)
+            reached = [False] * first + [True] * (len(reached) - first)
         else:
             reached = [False] + [
                 reached[j] and fnmatchcase(part, head) for j, part in enumerate(parts)
@@ -286,6 +287,7 @@ class _Protection:
         if _GLOB.isdisjoint(pattern):
             return []
         import glob  # only for a word with a glob in it: every hook call would pay otherwise
+        from itertools import islice
 
         try:  # the shell expands a glob to what exists now, so the files it would touch exist
             return list(islice(glob.iglob(pattern, include_hidden=True), _MAX_GLOB_MATCHES + 1))
@@ -686,7 +688,7 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
             _FORBIDDEN_SUBCOMMANDS
         ):
             return True
-    if any(a == "-m" and b.split(".")[0] in ("bridge", "runpy") for a, b in pairwise(argv)):
+    if any(a == "-m" and b.split(".")[0] in ("bridge", "runpy") for a, b in pairs(argv)):
         return True  # python -m bridge ...
     source = program(argv, command.redirects)
     if source is not None and source.kind == "file":
