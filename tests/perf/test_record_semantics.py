@@ -157,11 +157,25 @@ def test_a_mutable_default_is_refused_with_the_dataclass_message() -> None:
     )
 
 
-@pytest.mark.parametrize("default", ["value", "factory"])
+@pytest.mark.parametrize("default", ["value", "factory", "inherited"])
 def test_a_field_without_default_cannot_follow_one_with(default: str) -> None:
     def declare(decorator: Any, make_field: Any) -> Callable[[], object]:
         def define() -> object:
-            made = make_field(default=1) if default == "value" else make_field(default_factory=int)
+            made = (
+                make_field(default=1) if default != "factory" else make_field(default_factory=int)
+            )
+            if default == "inherited":  # the default comes from a base
+
+                @decorator()
+                class Base:
+                    a: int
+                    b: int = made
+
+                @decorator()
+                class Child(Base):
+                    c: int
+
+                return Child
 
             @decorator()
             class Bad:
@@ -629,26 +643,7 @@ def test_a_record_is_an_instance_of_record() -> None:
     assert Value.__mro__ == (Value, Record, object)
 
 
-def test_a_default_inherited_cannot_be_followed_by_a_field_without_one() -> None:
-    def declare(decorator: Any, _make_field: Any) -> Callable[[], object]:
-        def define() -> object:
-            @decorator(frozen=True)
-            class Base:
-                a: int
-                b: int = 2
-
-            @decorator(frozen=True)
-            class Child(Base):
-                c: int
-
-            return Child
-
-        return define
-
-    rc_error = error(declare(record, field))
-    assert rc_error == error(declare(dataclasses.dataclass, dataclasses.field))
-    assert rc_error == (TypeError, "non-default argument 'c' follows default argument")
-
+def test_a_redeclared_field_keeps_its_place_and_takes_its_default() -> None:
     class Base(Record, frozen=True):
         a: int
         b: int = 2
