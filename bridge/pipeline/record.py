@@ -212,7 +212,7 @@ class _Inherited:
     def __init__(
         self,
         fields: tuple[FieldSpec, ...],
-        frozen: bool | None,  # None: no record base with fields says
+        frozen: bool | None,  # None: no record base says
         slots: bool,
         slot_names: frozenset[str],
         post_init: bool,

@@ -34,7 +34,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     import re
     from collections.abc import Iterator, Mapping, Sequence
-    from typing import Any, Literal
+    from typing import Literal, TypeVar
+
+    T = TypeVar("T")
 
 MAX_DEPTH = 32
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
@@ -193,7 +195,7 @@ class Unparseable(Record, frozen=True, slots=True):
     reason: str
 
 
-def pairs(items: Sequence[Any]) -> Iterator[tuple[Any, Any]]:
+def pairs(items: Sequence[T]) -> Iterator[tuple[T, T]]:
     """Each item with the next: `itertools.pairwise` of a sequence, without importing
     itertools (a third of a millisecond) on every hook call."""
     return zip(items, items[1:], strict=False)  # noqa: RUF007

@@ -1,7 +1,8 @@
-"""What the writing commands self-protection reads closely write: `cp`/`mv`/`ln`/`install`/
-`rsync` (sources, destinations and what lands in them), `find -delete` or a writing `-exec`,
-archive extraction, `git apply`/`git am`/`patch` (the paths inside the patch) and the other git
-commands that write the paths they are given, and sed `w` / awk print redirections.
+"""What the writing commands with a syntax of their own write, for the path guards:
+`cp`/`mv`/`ln`/`install`/`rsync` (sources, destinations and what lands in them), `find` with
+`-delete` or a writing `-exec`, archive extraction, `git apply`/`git am`/`patch` (the paths
+inside the patch) and the other git commands that write the paths they are given, and sed `w`
+and awk print redirections.
 
 `bridge.policies.protect` decides which commands these are and loads this module only for a
 line that holds one: most command lines write nothing, and every hook call would pay for it.
@@ -10,11 +11,10 @@ line that holds one: most command lines write nothing, and every hook call would
 from __future__ import annotations
 
 import posixpath
-from itertools import pairwise
 
 from bridge.policies.lazyre import Lazy
 from bridge.policies.protect import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
-from bridge.policies.shell import skip_options
+from bridge.policies.shell import pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -123,7 +123,7 @@ def found(command: SimpleCommand) -> Iterator[Target]:
         starts.append(i)
         i += 1
     expression = argv[i:]
-    names = [b for a, b in pairwise(expression) if a in ("-name", "-iname")]
+    names = [b for a, b in pairs(expression) if a in ("-name", "-iname")]
     loose = not names or any(
         w in ("-o", "-or", "-not", "!", ",", "-path", "-wholename", "-regex", "-ipath")
         for w in expression
@@ -167,7 +167,7 @@ def extracted(command: SimpleCommand) -> Iterator[Target]:
 
 
 def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None:
-    for option, value in pairwise(argv):
+    for option, value in pairs(argv):
         if option in options:
             return value
     for word in argv:
@@ -259,7 +259,7 @@ def script_outputs(command: SimpleCommand) -> Iterator[Target]:
             yield from (Target(m[1], "$" in m[1], NOT_ABOVE) for m in _SED_WRITE.finditer(text))
     elif name in ("awk", "gawk", "mawk", "nawk"):  # (`busybox awk` is unwrapped to awk)
         argv = command.argv
-        included = [b for a, b in pairwise(argv) if a in ("-i", "--include")]
+        included = [b for a, b in pairs(argv) if a in ("-i", "--include")]
         included += [w[2:] for w in argv if w.startswith("-i")]  # `-iinplace`
         included += [w[10:] for w in argv if w.startswith("--include=")]
         inplace = bool({"inplace", "inplace.awk"} & set(included))
