@@ -1,4 +1,5 @@
-"""`@record` (cheap to define) behaves as `@dataclass` for everything ccbridge's values use."""
+"""A record (cheap to define) behaves as a dataclass for everything ccbridge's values use
+(`record` here is the test adapter making one from a plain class)."""
 
 from __future__ import annotations
 

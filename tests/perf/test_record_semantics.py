@@ -1,7 +1,8 @@
-"""`@record` behaves as `@dataclass`, rule by rule: the dataclass is the oracle, and where the
-two differ by design (the error messages name the class, not the method's qualified name) the
-expected text is written out. Every class is declared inside its test, so that building it runs
-while mutation testing has a mutant switched on."""
+"""A record behaves as a dataclass, rule by rule (`record` here is the test adapter making one
+from a plain class): the dataclass is the oracle, and where the two differ by design (the error
+messages name the class, methods are shared, subclasses are records) the expected result is
+written out. Every class is declared inside its test, so that building it runs while mutation
+testing has a mutant switched on."""
 
 from __future__ import annotations
 
