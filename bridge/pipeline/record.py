@@ -197,6 +197,8 @@ def _made(
                     del namespace[field_name]
                 else:
                     namespace[field_name] = default
+    # The shared methods read these: the names and whether to call __post_init__ are worked out
+    # once per class here, not on every instance.
     namespace["__record_fields__"] = fields
     namespace["__record_names__"] = names
     namespace["__record_frozen__"], namespace["__record_slotted__"] = frozen, slots
