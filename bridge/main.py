@@ -20,15 +20,19 @@ if TYPE_CHECKING:  # the engine is imported once stdin holds an event; `typing` 
     from bridge.engine import Report
     from bridge.wire.event import HookEvent
 
-RUN_USAGE = "usage: ccbridge run [--config FILE]"
+RUN_USAGE = "usage: ccbridge run [--config FILE] [--host NAME]"
+# The agents `--host` names (bridge.wire.hosts.HOSTS, kept here so a CC call imports nothing).
+HOST_NAMES = ("claude-code", "codex", "cursor", "gemini", "grok")
 
 
 class UsageError(ValueError):
     pass
 
 
-def parse_run_args(args: Sequence[str]) -> str | None:
+def parse_run_args(args: Sequence[str]) -> tuple[str | None, str | None]:
+    """(config file, host) of `ccbridge run`; None where not given."""
     config: str | None = None
+    host: str | None = None
     items = list(args)
     while items:
         item = items.pop(0)
@@ -36,11 +40,17 @@ def parse_run_args(args: Sequence[str]) -> str | None:
             config = items.pop(0)
         elif item.startswith("--config="):
             config = item.removeprefix("--config=")
+        elif item == "--host" and items:
+            host = items.pop(0)
+        elif item.startswith("--host="):
+            host = item.removeprefix("--host=")
         else:
             raise UsageError(f"unexpected argument {item!r} ({RUN_USAGE})")
     if config == "":
         raise UsageError(f"--config needs a file ({RUN_USAGE})")
-    return config
+    if host is not None and host not in HOST_NAMES:
+        raise UsageError(f"--host {host!r} is not one of {', '.join(HOST_NAMES)} ({RUN_USAGE})")
+    return config, host
 
 
 def failure_answer(event_name: str | None, reason: str) -> Answer:
@@ -59,9 +69,15 @@ def failure_answer(event_name: str | None, reason: str) -> Answer:
 
 
 def run(
-    config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str], env: Mapping[str, str]
+    config: str | None,
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    stderr: IO[str],
+    env: Mapping[str, str],
+    host: str | None = None,
 ) -> int:
     started = time.monotonic()
+    caller = host
     event_name: str | None = None
     report: Report | None = None
     error: str | None = None
@@ -72,21 +88,40 @@ def run(
         from bridge.wire.event import EventError, read_event
 
         try:
-            event = read_event(stdin)
+            event = read_event(stdin, host=host)
         except EventError as problem:
             error = str(problem)
             result = answer.deny(f"ccbridge: {problem}")
         else:
-            event_name, raw = event.name, dict(event.raw)
+            event_name, raw, caller = event.name, dict(event.raw), event.host
             report = _judge(event, config, env)
             result, audit_settings = report.answer, report.config.audit
     except BaseException as problem:  # fail closed on our own bugs, never exit 1
         error = f"{type(problem).__name__}: {problem}"
         result = failure_answer(event_name, f"ccbridge internal error: {error}")
         crash_log = _crash_log(problem, env, stderr)
+    if caller is not None and caller != "claude-code":
+        result, raw = _in_dialect(caller, result, event_name, raw, stderr)
     _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr, crash_log)
     emit(result, stdout, stderr)
     return result.exit_code
+
+
+def _in_dialect(
+    host: str, result: Answer, event_name: str | None, raw: dict[str, Any] | None, stderr: IO[str]
+) -> tuple[Answer, dict[str, Any]]:
+    """The answer as the calling agent reads it, and the audit's event naming that agent. A
+    failure here keeps CC's answer: its exit 2 with the reason on stderr blocks on every host."""
+    raw = {**(raw or {}), "ccbridge_host": host}
+    try:
+        from bridge.wire.hosts import answer as in_dialect
+
+        return in_dialect(host, result, event_name), raw
+    except Exception as problem:
+        stderr.write(f"ccbridge: could not answer in {host}'s dialect: {problem}\n")
+        if result.exit_code == 0 and event_name in (None, "PreToolUse"):
+            return answer.deny(f"ccbridge internal error: {problem}"), raw
+        return result, raw
 
 
 def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
@@ -212,13 +247,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["run"] and not {"--help", "-h"} & set(args):
         stdin, stdout, stderr = _streams()
         try:
-            config = parse_run_args(args[1:])
+            config, host = parse_run_args(args[1:])
         except UsageError as problem:
             denial = answer.deny(f"ccbridge: {problem}")
             emit(denial, stdout, stderr)
             return denial.exit_code
         hint_on_terminal(stdin, stderr, "run")
-        code = run(config, stdin, stdout, stderr, os.environ)
+        code = run(config, stdin, stdout, stderr, os.environ, host)
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)
         return code
