@@ -142,6 +142,7 @@ def _foreign(raw: dict[str, Any]) -> bool:
         or name not in CC_EVENTS
         or "conversation_id" in raw
         or "cursor_version" in raw
+        or "turn_id" in raw
         or raw.get("tool_name") == "Shell"
     )
 

@@ -56,6 +56,8 @@ def detect(raw: Mapping[str, Any]) -> str | None:
         return "gemini"
     if name in CC_EVENTS and raw.get("tool_name") in CURSOR_TOOLS:
         return "cursor"
+    if name in CC_EVENTS and "turn_id" in raw:
+        return "codex"  # CC's shape, plus the Codex turn the call belongs to
     if isinstance(name, str) and name:
         return CLAUDE_CODE  # CC adds events often: a new one is CC's until shown otherwise
     return None
