@@ -250,7 +250,7 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
         return []
     if event.tool_name not in SELF_PROTECTED_TOOLS:
         return []
-    from bridge.policies.protect import SELF_PROTECTION, self_protection_guard
+    from bridge.guards.protect.protect import SELF_PROTECTION, self_protection_guard
 
     project = project_dir(host.env, event.cwd)
     roots = protected_roots(host.env, project, list(config.files), config.audit.path)

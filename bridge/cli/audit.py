@@ -191,7 +191,7 @@ def log_location(file: str | None, env: Mapping[str, str]) -> tuple[Path, int]:
     """The log to read and how many rotated generations to read with it."""
     if file:
         return Path(file), 0
-    from bridge.config.compiled import load
+    from bridge.config.cache import load
     from bridge.paths import find_config, state_dir
 
     paths, _how = find_config(None, env, project_of(env))

@@ -66,7 +66,7 @@ def check(config: str | None) -> None:
       ccbridge check
       ccbridge check --config ./team-hooks.yaml
     """
-    from bridge.doctor import config_problems
+    from bridge.commands.doctor import config_problems
     from bridge.paths import config_layers, find_config
 
     env = os.environ
