@@ -2,7 +2,7 @@
 
 Claude Code on the outside, DSH on the inside. Sub-hooks of an event are folded into one
 pre-execute (or post-execute) listener that runs them all in parallel; native policies are
-listeners and guards of their own. Nothing here writes anything: main.py prints the answer and
+listeners and guards of their own. Nothing here writes anything: hookcall.py prints the answer and
 appends the audit record built from the Report.
 """
 
