@@ -60,6 +60,7 @@ def run(
         except EventError as problem:
             error = str(problem)
             result = answer.deny(f"ccbridge: {problem}")
+            caller = problem.host or host
         else:
             event_name, raw, caller = event.name, dict(event.raw), event.host
             report = _judge(event, config, env)

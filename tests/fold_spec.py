@@ -37,6 +37,9 @@ class Case:
     broken: Broken | None = None
     approval: Literal["prompt", "none"] = "prompt"
     stop_hook_active: bool = False  # Stop/SubagentStop: Claude already continues for a hook
+    # The agent that called (docs/hosts.md): none but Claude Code has a hook prompt ccbridge
+    # relies on, so elsewhere a question is a deny.
+    host: str = "claude-code"
 
 
 def pre(*ran: tuple[str, Meaning], approval: Literal["prompt", "none"] = "prompt") -> Case:
@@ -47,7 +50,24 @@ def post(*ran: tuple[str, Meaning], event: str = "PostToolUse") -> Case:
     return Case(event, ran)
 
 
+def on(host: str, case: Case) -> Case:
+    return Case(case.event, case.ran, case.broken, case.approval, case.stop_hook_active, host)
+
+
 CASES: dict[str, Case] = {
+    "host-codex-ask-denied": on("codex", pre(("review", "ask"))),
+    "host-cursor-ask-denied": on("cursor", pre(("review", "ask"))),
+    "host-cursor-before-shell-deny": on("cursor", pre(("policy", "deny"))),
+    "host-cursor-cc-event-shell": on("cursor", pre(("policy", "deny"))),
+    "host-cursor-read-no-decision": on("cursor", pre()),  # the Bash hook does not match Read
+    "host-cursor-shell-deny": on("cursor", pre(("policy", "deny"))),
+    "host-cursor-stop-followup": on("cursor", Case("Stop", (("tests", "block"),))),
+    "host-gemini-shell-deny": on("gemini", pre(("policy", "deny"))),
+    "host-grok-ask-denied": on("grok", pre(("review", "ask"))),
+    "host-grok-crash-denies": on("grok", pre(("crasher", "failure"))),
+    "host-grok-read-no-decision": on("grok", pre()),
+    "host-grok-shell-deny": on("grok", pre(("policy", "deny"))),
+    "host-grok-truncated-input": on("grok", Case("PreToolUse", broken="bad-input")),
     "notification-told": Case("Notification", (("gate", "deny"),)),
     "permission-request-allow-downgraded": Case("PermissionRequest", (("yes-man", "allow"),)),
     "permission-request-crash": Case("PermissionRequest", (("crasher", "failure"),)),
@@ -185,8 +205,8 @@ def expected(case: Case) -> Expected:
     ranks = {name: _PRE_RANK[meaning] for name, meaning in case.ran}
     answer: Answer = next((a for a in ("deny", "ask") if a in ranks.values()), "none")
     names = frozenset(name for name, rank in ranks.items() if rank == answer != "none")
-    if answer == "ask" and case.approval == "none":  # no one to ask: a question is a deny
-        return Expected("deny", 2, names)
+    if answer == "ask" and (case.approval == "none" or case.host != "claude-code"):
+        return Expected("deny", 2, names)  # no one to ask: a question is a deny
     return Expected(answer, 2 if answer == "deny" else 0, names)
 
 

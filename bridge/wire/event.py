@@ -59,7 +59,10 @@ BLOCKING_EVENTS = frozenset(
 
 
 class EventError(ValueError):
-    """Stdin did not hold a hook event we can judge; the message says why."""
+    """Stdin did not hold a hook event we can judge; the message says why. `host`: the agent
+    whose envelope it was, when that much was told (its refusal is answered in its dialect)."""
+
+    host: str | None = None
 
 
 class HookEvent(Record, frozen=True, slots=True):

@@ -81,7 +81,11 @@ def translate(raw: dict[str, Any], host: str | None) -> tuple[str, dict[str, Any
         return found, raw
     if found not in HOSTS:
         raise EventError(f"unknown host {found!r} (known: {', '.join(HOSTS)})")
-    cc: dict[str, Any] = _adapter(found).to_cc(raw)
+    try:
+        cc: dict[str, Any] = _adapter(found).to_cc(raw)
+    except EventError as problem:
+        problem.host = found
+        raise
     return found, cc
 
 
@@ -104,7 +108,7 @@ def no_ask(host: str, result: Answer) -> Answer:
     if result.decision != "ask":
         return result
     reason = (
-        f"{result.reason}\n\n(ccbridge: this call needs a person's approval, and {host} has no "
+        f"{result.reason}\n(ccbridge: this call needs a person's approval, and {host} has no "
         "hook approval prompt ccbridge can rely on, so it is denied)"
     )
     specific = {**result.payload.get("hookSpecificOutput", {})}

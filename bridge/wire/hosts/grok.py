@@ -96,7 +96,7 @@ def to_cc(raw: dict[str, Any]) -> dict[str, Any]:
 
 def answer(result: Answer, event_name: str | None) -> Answer:
     decision, reason = result.decision, result.reason
-    if decision == "deny" and event_name == "PreToolUse":
+    if decision == "deny" and event_name in (None, "PreToolUse"):  # None: not judged at all
         return Answer({"decision": "deny", "reason": reason}, DENY_EXIT, reason)
     if decision == "block" and event_name in ("Stop", "SubagentStop"):
         return Answer({"decision": "block", "reason": reason})
