@@ -60,6 +60,8 @@ _PATH_KEYS = ("file_path", "path", "target_file")
 
 def to_cc(raw: dict[str, Any]) -> dict[str, Any]:
     theirs = raw.get("hookEventName")
+    if not isinstance(theirs, str) or not theirs:
+        raise EventError("grok event has no hookEventName string")
     # Grok's display names are snake_case; its config also accepts CC's PascalCase.
     name = EVENTS.get(text(theirs)) or (theirs if theirs in EVENTS.values() else None)
     cc = renamed(raw, FIELDS)
