@@ -12,7 +12,13 @@ from bridge.cli.output import mark, project_of, say
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as a JSON list.")
-def doctor(as_json: bool) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="Check ccbridge's registration with this agent instead (codex, gemini).",
+)
+def doctor(as_json: bool, host: str = "claude-code") -> None:
     """Check that Claude Code will run ccbridge, and ccbridge your hooks.
 
     \b
@@ -34,6 +40,11 @@ def doctor(as_json: bool) -> None:
     Example:
       ccbridge doctor
     """
+    if host != "claude-code":
+        from bridge.cli import agents
+
+        agents.doctor(host, as_json)
+        return
     from bridge.commands.doctor import diagnose
 
     findings = diagnose(os.environ, project_of(os.environ))

@@ -95,7 +95,14 @@ def show(plan: installing.Plan, diff: bool) -> None:
 
 @click.command()
 @scope_options("moved hooks go to")
-def install(scope: installing.Scope, dry_run: bool) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
+    "hooks.json) or gemini (Gemini CLI's settings.json); see docs/hosts.md.",
+)
+def install(scope: installing.Scope, dry_run: bool, host: str = "claude-code") -> None:
     """Register ccbridge in a Claude Code settings file.
 
     Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure, for every
@@ -105,11 +112,20 @@ def install(scope: installing.Scope, dry_run: bool) -> None:
     once, behind the bridge; other hooks and every other key stay.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
+    With --host codex or gemini, ccbridge is registered in that agent's hook settings instead
+    (`<ccbridge> run --host NAME`, judged with the same config).
+
     \b
     Example:
       ccbridge install --project --dry-run   # show the diff
       ccbridge install --project
+      ccbridge install --host codex --user
     """
+    if host != "claude-code":
+        from bridge.cli import agents
+
+        agents.install(host, scope, dry_run)
+        return
     env = os.environ
     where = target_of(scope, env)
     try:

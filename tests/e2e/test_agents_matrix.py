@@ -10,7 +10,6 @@ agent tell the model?) and records it for the agents' section of docs/e2e-matrix
 from __future__ import annotations
 
 import json
-import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,9 @@ from typing import Any, Literal
 
 import pytest
 import yaml
+
+from bridge.commands import agents
+from bridge.commands import install as installing
 
 from . import agents_table
 from .agents import AgentRun, client_binary, clients_cache, pinned, run_codex, run_gemini
@@ -188,16 +190,17 @@ def run_case(
         handler = {**sub, "timeout": agent.timeout(SUBHOOK_TIMEOUT_S)}
         hooks = agent.hooks(handler, "*")
     else:
+        # Registered exactly as `ccbridge install --host NAME` registers it; the config given
+        # by $CCBRIDGE_CONFIG (the install's registration names none).
         config = tmp_path / "ccbridge.yaml"
         block = {"PreToolUse": [{"matcher": "Bash", "hooks": [sub]}]}
         config.write_text(yaml.safe_dump({"hooks": block}), encoding="utf-8")
-        command = (
-            f"{shlex.quote(ccbridge_executable())} run --host {agent.host} "
-            f"--config {shlex.quote(str(config))}"
-        )
-        hooks = agent.hooks(
-            {"type": "command", "command": command, "timeout": agent.timeout(60)}, "*"
-        )
+        env["CCBRIDGE_CONFIG"] = str(config)
+        where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+        run = agents.command(ccbridge_executable(), agent.host)
+        plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
+        assert plan.settings_after is not None
+        hooks = json.loads(plan.settings_after)["hooks"]
     done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra)
     return effect(project, done), done, state
 
