@@ -239,9 +239,11 @@ def run_codex(
     commands: Sequence[str],
     rules: str = "",
     env: Mapping[str, str] | None = None,
+    trusted: bool = True,
 ) -> AgentRun:
     """`codex exec` once in `project`, `hooks` as its user hooks.json, the model answering
-    with `commands`. `rules`: an execpolicy file of Codex's own command rules."""
+    with `commands`. `rules`: an execpolicy file of Codex's own command rules. `trusted`: run
+    the hooks as if the user had accepted Codex's hooks review."""
     with (
         tempfile.TemporaryDirectory(prefix="codex-home-") as scratch,
         ResponsesStandIn(commands) as stub,
@@ -265,7 +267,7 @@ def run_codex(
             "exec",
             "--skip-git-repo-check",
             # hooks.json written by the test: trusting it is the test's own vetting
-            "--dangerously-bypass-hook-trust",
+            *(["--dangerously-bypass-hook-trust"] if trusted else []),
             # Codex's sandbox helper refuses a CODEX_HOME under /tmp; the hooks are under test
             "-s",
             "danger-full-access",

@@ -94,7 +94,7 @@ CASES = [
     Case(
         "hang",
         "sub-hook hangs past its timeout",
-        "sleep 30",
+        "sleep 8",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="timed out",
     ),
@@ -175,7 +175,7 @@ def effect(project: Path, done: AgentRun) -> str:
 
 
 def run_case(
-    agent: Agent, version: str, case: Case, mode: Mode, tmp_path: Path
+    agent: Agent, version: str, case: Case, mode: Mode, tmp_path: Path, **options: Any
 ) -> tuple[str, AgentRun, Path]:
     binary = binary_of(agent, version)
     project = tmp_path / "project"
@@ -201,7 +201,7 @@ def run_case(
         plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
         assert plan.settings_after is not None
         hooks = json.loads(plan.settings_after)["hooks"]
-    done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra)
+    done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra, **options)
     return effect(project, done), done, state
 
 
@@ -230,3 +230,27 @@ def test_agent_matrix(
         assert pre and all(record.get("host") == agent.host for record in pre), records
         if case.id == "rewrite":
             assert any(record.get("rewrites") for record in pre), pre
+
+
+UNTRUSTED = Case(
+    "untrusted",
+    "ccbridge registered, its hook not yet trusted in Codex's hooks review",
+    "echo 'no touching today' >&2; exit 2",
+    {"plain": "ran", "ccbridge": "ran"},
+)
+
+
+@pytest.mark.parametrize("version", pinned("codex"))
+def test_codex_runs_no_hook_it_has_not_trusted(version: str, tmp_path: Path) -> None:
+    """A row Codex cannot close and ccbridge cannot either: until the user accepts the hooks
+    review, `codex exec` runs the call and never calls the hook (docs/hosts.md)."""
+    outcome, done, state = run_case(
+        AGENTS["codex"], version, UNTRUSTED, "ccbridge", tmp_path, trusted=False
+    )
+    record = agents_table.Measurement(
+        "codex", version, UNTRUSTED.id, UNTRUSTED.label, len(CASES), "ccbridge", outcome,
+        round(done.seconds, 1),
+    )  # fmt: skip
+    agents_table.record(record)
+    assert outcome == "ran"
+    assert not (state / "audit.jsonl").exists()  # ccbridge was never called
