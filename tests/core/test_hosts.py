@@ -240,3 +240,35 @@ def test_an_explicit_host_is_the_dialect_of_the_answer(tmp_path: Path) -> None:
 def test_an_unknown_host_is_a_deny(args: list[str], tmp_path: Path) -> None:
     done = run(encode(CC), tmp_path, *args)
     assert done.returncode == 2 and b"deny" in done.stdout
+
+
+KEYS = st.sampled_from(
+    [
+        *("hook_event_name", "hookEventName", "tool_name", "toolName", "tool_input", "toolInput"),
+        *("conversation_id", "cursor_version", "workspace_roots", "turn_id", "cwd", "command"),
+        *("file_path", "mcp_context", "toolInputTruncated", "session_id", "sessionId"),
+    ]
+)
+NAMES = st.sampled_from(
+    ["PreToolUse", "preToolUse", "pre_tool_use", "BeforeTool", "beforeShellExecution",
+     "beforeMCPExecution", "stop", "AfterAgent", "BeforeModel", "Stop", ""]
+)  # fmt: skip
+VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8) | NAMES,
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(KEYS | st.text(max_size=4), inner, max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+
+
+@given(raw=st.dictionaries(KEYS, VALUES, max_size=8))
+def test_any_envelope_is_judged_or_refused_with_a_reason(raw: dict[str, Any]) -> None:
+    """Whatever mix of agents' fields arrives, parsing gives an event or an EventError that
+    says why: never another exception (which would be ccbridge's own failure)."""
+    try:
+        event = parse_event(encode(raw))
+    except EventError as error:
+        assert str(error)
+        return
+    assert event.host in HOSTS and isinstance(event.raw, dict)
+    assert json.loads(event.data)["hook_event_name"] == event.name

@@ -47,16 +47,16 @@ def detect(raw: Mapping[str, Any]) -> str | None:
     """The host whose envelope this is, or None when it is no host's we know."""
     if "hookEventName" in raw and "hook_event_name" not in raw:
         return "grok"  # Grok's envelope is camelCase throughout
-    name = raw.get("hook_event_name")
+    name = text(raw.get("hook_event_name"))  # any JSON value may come: only a string names
     if any(key in raw for key in CURSOR_FIELDS) or name in CURSOR_EVENTS:
         return "cursor"
     if name in GEMINI_EVENTS:
         return "gemini"
-    if name in CC_EVENTS and raw.get("tool_name") in CURSOR_TOOLS:
+    if name in CC_EVENTS and text(raw.get("tool_name")) in CURSOR_TOOLS:
         return "cursor"
     if name in CC_EVENTS and "turn_id" in raw:
         return "codex"  # CC's shape, plus the Codex turn the call belongs to
-    if isinstance(name, str) and name:
+    if name:
         return CLAUDE_CODE  # CC adds events often: a new one is CC's until shown otherwise
     return None
 
