@@ -2,7 +2,7 @@
 
 The corpus (`corpus/dangerous.tsv`) holds the peer guards' public test cases and this project's
 own evasions and benign look-alikes. Every case goes through the native guard (loaded as the
-config loads it); a sample, with every issue-13 case, goes through the plain hook as Claude Code
+config loads it); a sample, with every reported case, goes through the plain hook as Claude Code
 runs it. The README's figures are checked against the corpus so they cannot drift.
 """
 
@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from bridge.pipeline import Execution
 from bridge.pipeline.record import Record
 from bridge.policies.loader import load_policy
+from tests.support import REPO
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus" / "dangerous.tsv"
-HOOK = HERE.parents[1] / "hooks" / "dangerous_shell.py"
-README = HERE.parents[1] / "README.md"
+HOOK = REPO / "hooks" / "dangerous_shell.py"
+README = REPO / "README.md"
 PROJECT, HOME = "/work/project", "/home/dev"
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
@@ -78,7 +79,7 @@ def test_the_corpus_is_large_labelled_and_sourced() -> None:
     assert {case.expect for case in CASES} == {"deny", "allow"}
     assert len(DENY) >= 100 and len(ALLOW) >= 100
     sources = Counter(case.source for case in CASES)
-    assert set(sources) == {"cc-safety-net", "dcg", "issue-13", "own"}
+    assert set(sources) == {"cc-safety-net", "dcg", "reported", "own"}
     assert len({case.command for case in CASES}) == len(CASES), "a command is listed twice"
 
 
@@ -136,7 +137,7 @@ def _hook(command: str) -> str | None:
 
 
 def test_the_plain_hook_answers_a_sample_as_the_native_guard_does() -> None:
-    sample = [c for i, c in enumerate(CASES) if i % 7 == 0 or c.source == "issue-13"]
+    sample = [c for i, c in enumerate(CASES) if i % 7 == 0 or c.source == "reported"]
     with ThreadPoolExecutor(max_workers=2) as pool:
         answers = list(pool.map(_hook, [case.command for case in sample]))
     for case, reason in zip(sample, answers, strict=True):

@@ -1,4 +1,4 @@
-"""The protected-paths guard at its edges (issue 16): each test kills mutants of protect.py that
+"""The protected-paths guard at its edges: each test kills mutants of protect.py that
 the broader tests let live. Expected values are worked out by hand from the documented rules."""
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from bridge.guards.protect import protect
 from bridge.guards.protect.protect import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
+from tests.support.sandbox import Sandbox, encode, pre_tool_use
 
 
 @pytest.fixture
@@ -141,7 +142,7 @@ def test_the_cache_is_sealed_like_the_state(roots: tuple[Path, Path, dict[str, s
     _home, project, env = roots
     guard = self_protection_guard(*protected_roots(env, project), env=env)
     cache = env["CCBRIDGE_CACHE_DIR"]
-    code = f"import glob; print(glob.glob('{cache}/config-*.json'))"  # issue 12's opening move
+    code = f"import glob; print(glob.glob('{cache}/config-*.json'))"  # a reported attack's opening move
     for command in (f"ls {cache}", f'python3 -c "{code}"', "cat $CCBRIDGE_CACHE_DIR/x.json"):
         reason = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
         assert reason is not None and "state" in reason, command
@@ -217,3 +218,25 @@ def test_a_value_the_line_assigns_literally_is_put_in(state: Path, command: str)
     unset = command.replace("D=/tmp/x; ", "").replace("D=/tmp/x && ", "")
     if unset != command:
         assert judge(state, unset) is not None
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        "home/.claude/settings.json",
+        "home/.claude/settings.local.json",
+        "project/.claude/settings.json",
+        "project/.claude/settings.local.json",
+    ],
+)
+def test_every_cc_settings_file_is_protected(tmp_path: Path, settings: str) -> None:
+    """Through a whole hook call: a Write to any of CC's four settings files is refused."""
+    sandbox = Sandbox(tmp_path)
+    project = sandbox.project
+    config = sandbox.write_config({}, self_protection=True)
+    event = pre_tool_use(
+        tool="Write", cwd=str(project), tool_input={"file_path": str(sandbox.root / settings)}
+    )
+    outcome = sandbox.call(config, encode(event), {"CLAUDE_PROJECT_DIR": str(project)})
+    assert (outcome.exit_code, outcome.decision) == (2, "deny"), outcome
+    assert "self-protection" in outcome.reason

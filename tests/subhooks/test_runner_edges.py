@@ -1,6 +1,6 @@
 """The sub-hook runner at its edges: what a hook wrote on each stream, the output cap to the
 byte, how long each hook took, output written after the hook exited, and what `_close` lets go
-of. Real processes, in this process (issue 16: each test here kills mutants of runner.py)."""
+of. Real processes, in this process (each test here kills mutants of runner.py)."""
 
 from __future__ import annotations
 
@@ -16,20 +16,8 @@ import pytest
 
 from bridge.subhooks import contain, runner
 from bridge.subhooks.runner import Terminated, run_hooks
-from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
-
-
-def hook(command: str | None, timeout: float = 10.0, **extra: Any) -> HookSpec:
-    return HookSpec(
-        event="PreToolUse",
-        name="t",
-        where="test",
-        order=0,
-        command=command,
-        timeout=timeout,
-        **extra,
-    )
+from tests.support.events import hook
 
 
 def env() -> dict[str, str]:

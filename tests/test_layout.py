@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "bridge"
+from tests.support import REPO
+
+PACKAGE = REPO / "bridge"
 
 
 def module_names(root: Path) -> dict[str, Path]:

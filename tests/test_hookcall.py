@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 import pytest
 
+from bridge.hookcall import failure_answer
+
 CCBRIDGE = str(Path(sysconfig.get_path("scripts")) / "ccbridge")
 PRE = {
     "session_id": "s1",
@@ -263,3 +265,10 @@ def test_a_hook_call_runs_with_the_cyclic_collector_off(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert seen.read_text(encoding="utf-8") == "False"
+
+
+@pytest.mark.parametrize("event_name", [None, "PreToolUse"])
+def test_ccbridges_own_failure_blocks_with_exit_2(event_name: str | None) -> None:
+    answer = failure_answer(event_name, "ccbridge internal error: boom")
+    assert answer.exit_code == 2
+    assert orjson.loads(answer.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"

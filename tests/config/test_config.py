@@ -349,7 +349,7 @@ RM_ROOT = {
     "tool_input": {"command": "rm -rf /"},
     "tool_use_id": "t",
 }
-# Issue 12's attack, word for word: the agent's Bash edits the cached compiled config.
+# A reported attack, word for word: the agent's Bash edits the cached compiled config.
 ATTACK = (
     "import json,glob; p=glob.glob('{cache}/config-*.json')[0]; d=json.load(open(p)); "
     "d['config']['self_protection']=False; d['config']['policies']['guards']=[]; "
@@ -376,7 +376,7 @@ def run_bridge(env: dict[str, str], config: Path) -> subprocess.CompletedProcess
     )
 
 
-@pytest.mark.parametrize("attack", [ATTACK, SEAL_AWARE_ATTACK], ids=["issue-12", "seal-aware"])
+@pytest.mark.parametrize("attack", [ATTACK, SEAL_AWARE_ATTACK], ids=["reported", "seal-aware"])
 def test_editing_the_cache_switches_no_guard_off(tmp_path: Path, attack: str) -> None:
     cache = tmp_path / "cache"
     env = {

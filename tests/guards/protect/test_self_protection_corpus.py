@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from bridge.guards.protect.protect import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
+from tests.support import REPO
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = REPO / "README.md"
 
-# Attempts to switch the guards off (the exact inputs first): each must be denied.
+# Attempts to switch the guards off (reported inputs first): each must be denied.
 REFUSED = [
     "echo '{}' > .claude/settings.json",
     "echo '{}' >| .claude/settings.json",

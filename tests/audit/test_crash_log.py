@@ -14,8 +14,7 @@ import orjson
 import pytest
 
 from bridge.audit import crash
-
-from .test_run_command import CCBRIDGE, PRE, Bridge
+from tests.test_hookcall import CCBRIDGE, PRE, Bridge
 
 SECRET = "hunter2hunter2"
 # The real program, with the engine replaced by one that fails the way a bug would.

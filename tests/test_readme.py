@@ -10,8 +10,9 @@ from pathlib import Path
 
 from bridge.pipeline import Execution, Guard
 from bridge.policies.loader import load_policy
+from tests.support import REPO
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO
 README = (ROOT / "README.md").read_text()
 
 

@@ -2,7 +2,7 @@
 
 Re-record on purpose with `scripts/record-golden` and review the diff. The recorded files come
 from the code, so each is also checked against an oracle written from the protocol and the
-README (tests/fold_spec.py).
+README (tests/support/fold_spec.py).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import fold_spec  # tests/ is on sys.path, as for conftest.py
 import pytest
 
 from bridge.commands.cases import check_case, discover, load_case
+from tests.support import REPO, fold_spec
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
+FIXTURES = REPO / "fixtures"
 CASES = discover([FIXTURES])
 
 

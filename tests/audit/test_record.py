@@ -19,6 +19,7 @@ from bridge.subhooks.fold import Folded, Rewrite
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 from bridge.wire.event import HookEvent
+from tests.support.events import hook
 
 # 1_700_000_001 is 2023-11-14 22:13:21 UTC. The fractions are exact in binary: 1/16 s is 62 ms
 # (written with three digits), 1023/1024 s is 999 ms (truncated, never rounded up to 1000).
@@ -114,8 +115,9 @@ def test_every_string_in_the_record_is_redacted() -> None:
     assert record["input_digest"] == f"sha256:{digest}"
 
 
-def hook(name: str) -> HookSpec:
-    return HookSpec(event="PreToolUse", name=name, where=f"/c.yaml:{name}", order=0)
+def named(name: str) -> HookSpec:
+    """A sub-hook with a name and a place in a config file, and nothing to run."""
+    return hook(name=name, where=f"/c.yaml:{name}", timeout=20.0)
 
 
 def report(**changes: Any) -> Report:
@@ -129,14 +131,14 @@ def report(**changes: Any) -> Report:
         "config": CompiledConfig(files=("/a.yaml", "/b.yaml"), digest="cfg-digest"),
         "subhooks": [
             SubhookRecord(
-                hook("ran"),
+                named("ran"),
                 True,
                 HookRun(exit_code=2, duration_ms=1.5),
                 raw="deny",
                 reason="no",
                 action="denies",
             ),
-            SubhookRecord(hook("skipped"), False),
+            SubhookRecord(named("skipped"), False),
         ],
         "steps": (
             Step("pre_execute", "sub-hooks", "deny", "no"),

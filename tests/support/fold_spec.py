@@ -1,5 +1,5 @@
 """An independent oracle for the fold, written from Claude Code's hooks protocol
-(/work/shared/spec/cc-hooks-protocol.md, sections 3 and 4) and the README's "What CC gets back"
+(docs/spec/cc-hooks-protocol.md, sections 3 and 4) and the README's "What CC gets back"
 table, never by calling ccbridge's code.
 
 CASES says, for every golden case under fixtures/, what each sub-hook that runs means under the

@@ -8,8 +8,11 @@ import fcntl
 import os
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+from bridge.audit import log
 
 APPEND = """
 import sys
@@ -35,3 +38,18 @@ def test_an_append_waits_while_another_writer_holds_the_lock(tmp_path: Path) -> 
         os.close(lock)  # releases the flock
     assert writer.wait(timeout=30) == 0
     assert path.read_text() == '{"n":1}\n'
+
+
+def test_an_audit_writer_waits_for_the_lock(tmp_path: Path) -> None:
+    """In-process and deterministic where a race test is not: while someone holds the log's
+    lock, a writer appends nothing; once it is released, the record lands."""
+    path = tmp_path / "audit.jsonl"
+    with open(tmp_path / "audit.jsonl.lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        writer = threading.Thread(target=log.append, args=(path, {"n": 1}, 1 << 20, 2))
+        writer.start()
+        writer.join(timeout=1.0)
+        assert writer.is_alive(), "the writer did not wait for the lock"
+        assert not path.exists() or path.read_bytes() == b""
+    writer.join(timeout=30)  # closing the file released the lock
+    assert [record["n"] for record in log.read(path, 2)] == [1]

@@ -7,13 +7,12 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from bridge.subhooks import contain, runner
 from bridge.subhooks.runner import argv_of, run_hooks, substitute
-from bridge.subhooks.spec import HookSpec
+from tests.support.events import hook
 
 
 @pytest.fixture(autouse=True, params=["linux", "no-pidfd", "no-pidfd-no-containment"])
@@ -25,18 +24,6 @@ def platform(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) ->
     if request.param == "no-pidfd-no-containment":
         monkeypatch.setattr(runner, "contained", lambda _closes: None)
     return str(request.param)
-
-
-def hook(command: str, timeout: float = 10.0, **extra: Any) -> HookSpec:
-    return HookSpec(
-        event="PreToolUse",
-        name=command,
-        where="test",
-        order=0,
-        command=command,
-        timeout=timeout,
-        **extra,
-    )
 
 
 def _running(pid: int) -> bool:
