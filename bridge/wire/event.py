@@ -69,7 +69,10 @@ class HookEvent(Record, frozen=True, slots=True):
     name: str
     raw: Mapping[str, Any]  # CC's shape, whichever agent sent it
     data: bytes  # what sub-hooks get on stdin: CC's event
-    host: str = "claude-code"  # the agent that called (bridge.wire.hosts.HOSTS)
+    # The agent that called (bridge.wire.hosts.HOSTS). A class attribute, not a field: every
+    # field costs each hook call's event its share of __init__; other agents' events are
+    # ForeignEvent.
+    host = "claude-code"
 
     @property
     def session_id(self) -> str:
@@ -103,6 +106,12 @@ class HookEvent(Record, frozen=True, slots=True):
     def agent_id(self) -> str | None:
         value = self.raw.get("agent_id")
         return value if isinstance(value, str) and value else None
+
+
+class ForeignEvent(HookEvent, frozen=True, slots=True):
+    """An event another agent sent, in CC's shape (bridge.wire.hosts)."""
+
+    host: str = "claude-code"
 
 
 def _text(value: Any) -> str:
@@ -182,4 +191,6 @@ def parse_event(data: bytes, host: str | None = None) -> HookEvent:
     for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
         if key in raw and raw[key] is not None and not isinstance(raw[key], str):
             raise EventError(f"hook event field {key} must be a string")
-    return HookEvent(name=name, raw=raw, data=data, host=caller)
+    if caller == "claude-code":
+        return HookEvent(name=name, raw=raw, data=data)
+    return ForeignEvent(name=name, raw=raw, data=data, host=caller)
