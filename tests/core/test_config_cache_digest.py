@@ -9,14 +9,7 @@ from pathlib import Path
 
 from bridge.config.compiled import KEY_NAME, Cache, load
 
-HOOK = """
-hooks:
-  PreToolUse:
-    - matcher: Bash
-      hooks:
-        - type: command
-          command: {command}
-"""
+from .test_config import HOOK
 
 
 def test_an_edit_keeping_size_and_mtime_is_not_served_from_the_cache(tmp_path: Path) -> None:
