@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from bridge.config.compiled import KEY_NAME, Cache, load
+from bridge.config.cache import KEY_NAME, Cache, load
 
 from .test_config import HOOK
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.config.compiled import CompiledConfig, load
+from bridge.config.cache import load
+from bridge.config.compiled import CompiledConfig
 from bridge.paths import find_config
 
 HOOK = """

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bridge.main import failure_answer
+from bridge.hookcall import failure_answer
 
 from .test_run_command import Bridge
 
@@ -20,10 +20,11 @@ from .test_run_command import Bridge
 CRASHING = (
     sys.executable,
     "-c",
+    "import bridge.hookcall as h\n"
     "import bridge.main as m\n"
     "def judge(*_):\n"
     "    raise RuntimeError('boom')\n"
-    "m._judge = judge\n"
+    "h._judge = judge\n"
     "m.main()\n",
 )
 WHY = "ccbridge internal error: RuntimeError: boom"

@@ -68,7 +68,7 @@ MUTANTS = (
     ),
     Mutant(
         "own-failure-blocks-stop",
-        "bridge/main.py",
+        "bridge/hookcall.py",
         'if event_name in ("UserPromptSubmit", "PreCompact"):',
         'if event_name in ("UserPromptSubmit", "PreCompact", "Stop", "SubagentStop"):',
         ("tests/core/test_own_failure_answers.py", "tests/core/test_survivors.py"),
@@ -76,7 +76,7 @@ MUTANTS = (
     ),
     Mutant(
         "reinstall-forgets-a-config-edit",
-        "bridge/install.py",
+        "bridge/commands/install.py",
         "        previous.config_edited or not config_untouched,\n",
         "        previous.config_edited,\n",
         ("tests/cli/test_reinstall.py",),
@@ -92,7 +92,7 @@ MUTANTS = (
     ),
     Mutant(
         "file-tool-paths-without-cwd",
-        "bridge/policies/protect.py",
+        "bridge/guards/protect/protect.py",
         "spec = protection.match(path, execution.cwd)",
         'spec = protection.match(path, "")',
         ("tests/policies/test_protect_file_tool_paths.py", "tests/policies/test_protect.py"),
@@ -141,7 +141,7 @@ MUTANTS = (
     ),
     Mutant(
         "forged-cache-entry-trusted",
-        "bridge/config/compiled.py",
+        "bridge/config/cache.py",
         "forged = seal != hmac_sha256_hex(secret, payload).encode()",
         "forged = False",
         ("tests/core/test_config.py",),
@@ -173,7 +173,7 @@ MUTANTS = (
     ),
     Mutant(
         "post-tool-use-failure-silent",
-        "bridge/main.py",
+        "bridge/hookcall.py",
         "return answer.post_tool_use(event_name, reason, system_messages=(reason,))",
         "return answer.post_tool_use(event_name, None)",
         ("tests/core/test_own_failure_answers.py", "tests/core/test_survivors.py"),

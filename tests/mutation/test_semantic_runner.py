@@ -47,13 +47,15 @@ def test_a_caught_and_a_surviving_mutant_are_reported_as_such() -> None:
     )
     harmless = Mutant(
         "comment",
-        "bridge/main.py",
+        "bridge/hookcall.py",
         "    # Nothing to stop, or",
         "    # (a changed comment) Nothing to stop, or",
         (STOP_ANSWER,),
         "nothing",
     )
-    before = {path: (ROOT / path).read_bytes() for path in ("bridge/__main__.py", "bridge/main.py")}
+    before = {
+        path: (ROOT / path).read_bytes() for path in ("bridge/__main__.py", "bridge/hookcall.py")
+    }
     results = semantic.judge([spawned_only, harmless])
     assert [(r.mutant.name, r.outcome, r.caught_by) for r in results] == [
         ("exits-1", "caught", SPAWNED),

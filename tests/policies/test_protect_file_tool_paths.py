@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge.guards.protect.protect import PATH_TOOLS, protected_paths_guard, self_protection_guard
 from bridge.pipeline import Execution
-from bridge.policies.protect import PATH_TOOLS, protected_paths_guard, self_protection_guard
 
 
 @pytest.mark.parametrize("tool", sorted(PATH_TOOLS))
