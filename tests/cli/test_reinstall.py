@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 FIRST = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "./first.sh"}]}]}}
 ORIGINAL_CONFIG = "# mine\naudit:\n  keep: 3\n"

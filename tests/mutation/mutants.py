@@ -11,7 +11,7 @@ MUTANTS = (
         "bridge/audit/log.py",
         "fcntl.flock(lock, fcntl.LOCK_EX)",
         "fcntl.flock(lock, fcntl.LOCK_SH)",
-        ("tests/core/test_audit_lock_exclusive.py", "tests/core/test_audit_lock.py"),
+        ("tests/audit/test_lock_exclusive.py", "tests/audit/test_lock.py"),
         "audit writers exclude each other",
     ),
     Mutant(
@@ -19,7 +19,7 @@ MUTANTS = (
         "bridge/config/compiled.py",
         "(str(path), stat.st_size, stat.st_mtime_ns, digest)",
         '(str(path), stat.st_size, stat.st_mtime_ns, "")',
-        ("tests/core/test_config_cache_digest.py", "tests/core/test_config.py"),
+        ("tests/config/test_cache_digest.py", "tests/config/test_config.py"),
         "an edited config is never served from the cache",
     ),
     Mutant(
@@ -27,7 +27,7 @@ MUTANTS = (
         "bridge/subhooks/spec.py",
         "return (self.type, self.command, self.args, self.shell, self.if_rule)",
         "return (self.type, self.command, self.shell, self.if_rule)",
-        ("tests/core/test_handler_identity.py", "tests/core/test_select.py"),
+        ("tests/subhooks/test_handler_identity.py", "tests/subhooks/test_select.py"),
         "exec-form handlers with other args are other handlers",
     ),
     Mutant(
@@ -35,7 +35,7 @@ MUTANTS = (
         "bridge/engine.py",
         "cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else project",
         "cwd = project",
-        ("tests/core/test_subhook_context.py",),
+        ("tests/test_engine_subhook_context.py",),
         "sub-hooks run in the event's cwd",
     ),
     Mutant(
@@ -45,7 +45,7 @@ MUTANTS = (
         '        _clean(join(project, ".claude", "ccbridge.local.yaml")),\n',
         '        _clean(join(project, ".claude", "ccbridge.local.yaml")),\n'
         '        _clean(join(project, ".claude", "ccbridge.yaml")),\n',
-        ("tests/core/test_config_layers.py", "tests/core/test_config.py"),
+        ("tests/config/test_layers.py", "tests/config/test_config.py"),
         "layers are read user, project, project-local",
     ),
     Mutant(
@@ -55,7 +55,7 @@ MUTANTS = (
         "            off_in = str(source.path)\n",
         '        if "self_protection" in config.model_fields_set:\n'
         "            off_in = None if config.self_protection else str(source.path)\n",
-        ("tests/core/test_config_layers.py", "tests/core/test_config.py"),
+        ("tests/config/test_layers.py", "tests/config/test_config.py"),
         "a more specific layer cannot undo a wider layer's self_protection: false",
     ),
     Mutant(
@@ -63,7 +63,7 @@ MUTANTS = (
         "bridge/engine.py",
         'env = {**self.host.env, "CLAUDE_PROJECT_DIR": project}',
         "env = dict(self.host.env)",
-        ("tests/core/test_subhook_context.py",),
+        ("tests/test_engine_subhook_context.py",),
         "sub-hooks get CLAUDE_PROJECT_DIR",
     ),
     Mutant(
@@ -71,7 +71,7 @@ MUTANTS = (
         "bridge/hookcall.py",
         'if event_name in ("UserPromptSubmit", "PreCompact"):',
         'if event_name in ("UserPromptSubmit", "PreCompact", "Stop", "SubagentStop"):',
-        ("tests/core/test_own_failure_answers.py", "tests/core/test_survivors.py"),
+        ("tests/test_hookcall_failures.py", "tests/test_hookcall.py"),
         "ccbridge's own failure never blocks Stop (no endless loop)",
     ),
     Mutant(
@@ -87,7 +87,10 @@ MUTANTS = (
         "bridge/engine.py",
         'frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})',
         'frozenset({"Write", "Edit", "MultiEdit", "Bash"})',
-        ("tests/core/test_self_protection_tools.py", "tests/policies/test_self_protection.py"),
+        (
+            "tests/test_engine_self_protection_tools.py",
+            "tests/guards/protect/test_self_protection.py",
+        ),
         "self-protection judges NotebookEdit",
     ),
     Mutant(
@@ -95,7 +98,7 @@ MUTANTS = (
         "bridge/guards/protect/protect.py",
         "spec = protection.match(path, execution.cwd)",
         'spec = protection.match(path, "")',
-        ("tests/policies/test_protect_file_tool_paths.py", "tests/policies/test_protect.py"),
+        ("tests/guards/protect/test_file_tool_paths.py", "tests/guards/protect/test_protect.py"),
         "a file tool's relative path is judged in the event's cwd",
     ),
     Mutant(
@@ -103,7 +106,7 @@ MUTANTS = (
         "bridge/subhooks/contain.py",
         'kill -s KILL -- "-$group"',
         'kill -s KILL -- "$group"',
-        ("tests/core/test_watchdog_sigkill.py", "tests/core/test_contain_watchdog.py"),
+        ("tests/subhooks/test_contain_sigkill.py", "tests/subhooks/test_contain_watchdog.py"),
         "after a SIGKILL of ccbridge the watchdog kills whole process groups",
     ),
     # Beyond the twelve: promises of the README whose tests predate this list.
@@ -112,7 +115,7 @@ MUTANTS = (
         "bridge/__main__.py",
         "sys.exit(main())",
         "sys.exit(1)",
-        ("tests/core/test_run_command.py",),
+        ("tests/test_hookcall.py",),
         "(a check of the runner: the executable the tests start is the mutated copy)",
     ),
     Mutant(
@@ -120,7 +123,7 @@ MUTANTS = (
         "bridge/subhooks/spec.py",
         'on_failure="ignore" if all(c.on_failure == "ignore" for c in copies) else "block"',
         'on_failure="ignore" if any(c.on_failure == "ignore" for c in copies) else "block"',
-        ("tests/core/test_select.py",),
+        ("tests/subhooks/test_select.py",),
         "identical handlers run with the strictest settings of their copies",
     ),
     Mutant(
@@ -128,7 +131,7 @@ MUTANTS = (
         "bridge/subhooks/fold.py",
         'if kind in ("ask", "defer"):',
         'if kind == "ask":',
-        ("tests/core/test_fold.py",),
+        ("tests/subhooks/test_fold.py",),
         "defer folds as ask",
     ),
     Mutant(
@@ -144,7 +147,7 @@ MUTANTS = (
         "bridge/config/cache.py",
         "forged = seal != hmac_sha256_hex(secret, payload).encode()",
         "forged = False",
-        ("tests/core/test_config.py",),
+        ("tests/config/test_config.py",),
         "a cache entry not sealed by ccbridge is refused and rebuilt",
     ),
     Mutant(
@@ -152,7 +155,7 @@ MUTANTS = (
         "bridge/engine.py",
         'report.notes.append(f"self-protection is off (set in {config.self_protection_off_in})")',
         "pass",
-        ("tests/core/test_config.py",),
+        ("tests/config/test_config.py",),
         "switching self-protection off is recorded in every audit record",
     ),
     Mutant(
@@ -160,7 +163,7 @@ MUTANTS = (
         "bridge/subhooks/runner.py",
         "os.killpg(leader, _signal.SIGKILL)",
         "os.kill(leader, _signal.SIGKILL)",
-        ("tests/core/test_runner.py",),
+        ("tests/subhooks/test_runner.py",),
         "a hook's whole process group is killed on timeout",
     ),
     Mutant(
@@ -168,7 +171,7 @@ MUTANTS = (
         "bridge/engine.py",
         'verdict = "deferred" if config.approval == "prompt" else "unavailable"',
         'verdict = "deferred"',
-        ("tests/test_golden.py", "tests/core/test_pipeline.py"),
+        ("tests/golden/test_golden.py", "tests/pipeline/test_stations.py"),
         "with approval: none, ask becomes deny",
     ),
     Mutant(
@@ -176,7 +179,7 @@ MUTANTS = (
         "bridge/hookcall.py",
         "return answer.post_tool_use(event_name, reason, system_messages=(reason,))",
         "return answer.post_tool_use(event_name, None)",
-        ("tests/core/test_own_failure_answers.py", "tests/core/test_survivors.py"),
+        ("tests/test_hookcall_failures.py", "tests/test_hookcall.py"),
         "ccbridge's own failure in PostToolUse reaches the model and the user",
     ),
 )

@@ -12,8 +12,8 @@ from tests.mutation import semantic
 from tests.mutation.mutants import MUTANTS
 from tests.mutation.semantic import ROOT, Mutant, MutantError
 
-STOP_ANSWER = "tests/core/test_own_failure_answers.py::test_the_failure_answer_of_each_event[Stop]"
-SPAWNED = "tests/core/test_run_command.py::test_other_events_get_no_decision"
+STOP_ANSWER = "tests/test_hookcall_failures.py::test_the_failure_answer_of_each_event[Stop]"
+SPAWNED = "tests/test_hookcall.py::test_other_events_get_no_decision"
 
 
 def test_every_mutant_applies_to_the_tree_and_names_existing_tests() -> None:
