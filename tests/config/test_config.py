@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 import pytest
 
+from bridge.config import cache as cache_module
 from bridge.config.cache import KEY_BYTES, KEY_NAME, Cache, load
 from bridge.config.compiled import MAX_CONFIG_BYTES, AuditConfig, CompiledConfig, GoalConfig
 from bridge.paths import find_config
@@ -227,6 +228,31 @@ def test_the_seal_is_rfc_2104_hmac() -> None:
         for data in (b"", b"payload", b"y" * 5000):
             expected = hmac.new(key, data, hashlib.sha256).hexdigest()
             assert hmac_sha256_hex(key, data) == expected
+
+
+def test_the_seal_is_compared_in_constant_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A `!=` on the seal returns at the first differing byte, which times how much of a forged
+    seal is right; the cache compares with hmac.compare_digest's constant-time implementation."""
+    import hmac
+    from _operator import _compare_digest
+
+    assert cache_module.compare_digest in (hmac.compare_digest, _compare_digest)
+    real, compared = cache_module.compare_digest, []
+
+    def recording(seal: bytes, expected: bytes) -> bool:
+        compared.append((seal, expected))
+        return bool(real(seal, expected))
+
+    cache = cache_in(tmp_path)
+    path = write(tmp_path / "c.yaml", HOOK.format(command="x.sh"))
+    first = load([path], cache)
+    _entry, seal, payload = entry_of(cache)
+    monkeypatch.setattr(cache_module, "compare_digest", recording)
+    assert load([path], cache) == first  # served from the cache, through the comparison
+    body = orjson.dumps({"key": payload["key"], "config": payload["config"]})
+    assert compared == [(seal, hmac_sha256_hex(cache.key_file.read_bytes(), body).encode())]
 
 
 def test_without_a_key_nothing_is_cached(tmp_path: Path) -> None:

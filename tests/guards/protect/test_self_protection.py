@@ -142,7 +142,7 @@ def test_the_cache_is_sealed_like_the_state(roots: tuple[Path, Path, dict[str, s
     _home, project, env = roots
     guard = self_protection_guard(*protected_roots(env, project), env=env)
     cache = env["CCBRIDGE_CACHE_DIR"]
-    code = f"import glob; print(glob.glob('{cache}/config-*.json'))"  # a reported attack's opening move
+    code = f"import glob; print(glob.glob('{cache}/config-*.json'))"  # an attack's first step
     for command in (f"ls {cache}", f'python3 -c "{code}"', "cat $CCBRIDGE_CACHE_DIR/x.json"):
         reason = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
         assert reason is not None and "state" in reason, command
