@@ -145,7 +145,7 @@ MUTANTS = (
     Mutant(
         "forged-cache-entry-trusted",
         "bridge/config/cache.py",
-        "forged = seal != hmac_sha256_hex(secret, payload).encode()",
+        "forged = not compare_digest(seal, hmac_sha256_hex(secret, payload).encode())",
         "forged = False",
         ("tests/config/test_config.py",),
         "a cache entry not sealed by ccbridge is refused and rebuilt",
