@@ -3,7 +3,7 @@
 The corpus (`corpus/dangerous.tsv`) holds the peer guards' public test cases and this project's
 own evasions and benign look-alikes. Every case goes through the native guard (loaded as the
 config loads it); a sample, with every reported case, goes through the plain hook as Claude Code
-runs it. The README's figures are checked against the corpus so they cannot drift.
+runs it. The figures in docs/guards.md are checked against the corpus so they cannot drift.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.support import REPO
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE / "corpus" / "dangerous.tsv"
 HOOK = REPO / "hooks" / "dangerous_shell.py"
-README = REPO / "README.md"
+GUIDE = REPO / "docs" / "guards.md"
 PROJECT, HOME = "/work/project", "/home/dev"
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\"}
 
@@ -145,10 +145,10 @@ def test_the_plain_hook_answers_a_sample_as_the_native_guard_does() -> None:
         assert reason == _native(case.command)
 
 
-def test_the_readme_states_recall_and_false_positives_on_this_corpus() -> None:
+def test_the_guide_states_recall_and_false_positives_on_this_corpus() -> None:
     denied = sum(_native(case.command) is not None for case in DENY)
     false = sum(_native(case.command) is not None for case in ALLOW)
-    text = README.read_text()
+    text = GUIDE.read_text()
     assert f"dangerous.tsv`, {len(CASES)} commands" in text
     assert f"recall {denied}/{len(DENY)}" in text
     assert f"false positives {false}/{len(ALLOW)}" in text

@@ -23,7 +23,7 @@ from bridge.paths import protected_roots
 from bridge.pipeline import Execution
 from tests.support import REPO
 
-README = REPO / "README.md"
+GUIDE = REPO / "docs" / "guards.md"
 
 # Attempts to switch the guards off (reported inputs first): each must be denied.
 REFUSED = [
@@ -312,7 +312,7 @@ REFUSED += [
 ]
 
 # Attempts a text judgement cannot see (the program computes the path itself): they pass,
-# and the README says so. Counted in the total, never in the refused figure.
+# and docs/guards.md says so. Counted in the total, never in the refused figure.
 NOT_COVERED = [
     "bash forge.sh",
     "python3 tamper.py",
@@ -460,7 +460,7 @@ def test_a_conservative_refusal_stays(judge: Callable[[str], str | None], comman
 
 @pytest.mark.parametrize("command", NOT_COVERED)
 def test_what_text_cannot_see_is_admitted(judge: Callable[[str], str | None], command: str) -> None:
-    assert judge(command) is None  # if this starts failing, move it to REFUSED and the README
+    assert judge(command) is None  # if this starts failing, move it to REFUSED and docs/guards.md
 
 
 @pytest.mark.parametrize("command", BENIGN)
@@ -473,13 +473,13 @@ def figure() -> str:
     return f"{len(REFUSED)} of {total} self-protection attempts"
 
 
-def test_the_corpus_is_large_and_its_figure_is_in_the_readme() -> None:
+def test_the_corpus_is_large_and_its_figure_is_in_the_guide() -> None:
     assert len(REFUSED) + len(NOT_COVERED) >= 150 and len(BENIGN) >= 40
     assert len(set(REFUSED)) == len(REFUSED) and len(set(BENIGN)) == len(BENIGN)
-    readme = " ".join(README.read_text().split())
-    assert figure() in readme, figure()
-    assert f"0 of {len(BENIGN)} benign look-alikes refused" in readme
-    assert f"The {len(NOT_COVERED)} that pass are the limit" in readme
+    guide = " ".join(GUIDE.read_text().split())
+    assert figure() in guide, figure()
+    assert f"0 of {len(BENIGN)} benign look-alikes refused" in guide
+    assert f"The {len(NOT_COVERED)} that pass are the limit" in guide
 
 
 SAMPLE_REFUSED = REFUSED[::12]
