@@ -6,27 +6,16 @@ keep Claude working and a broken ccbridge fails on every call (the loop would ne
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bridge.hookcall import failure_answer
+from tests.audit.test_crash_log import CRASHING, SECRET
 from tests.test_hookcall import Bridge
 
-# The real program, with the engine replaced by one that fails the way a bug would.
-CRASHING = (
-    sys.executable,
-    "-c",
-    "import bridge.hookcall as h\n"
-    "import bridge.main as m\n"
-    "def judge(*_):\n"
-    "    raise RuntimeError('boom')\n"
-    "h._judge = judge\n"
-    "m.main()\n",
-)
-WHY = "ccbridge internal error: RuntimeError: boom"
+WHY = f"ccbridge internal error: RuntimeError: boom password={SECRET}"
 TOLD = {"systemMessage": WHY}
 BLOCKED = {"decision": "block", "reason": WHY}
 # event -> (exit code, the whole answer)
