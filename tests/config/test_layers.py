@@ -1,6 +1,6 @@
 """How the config layers combine: read least specific first (user, project, project-local), a
 later layer's `defaults`, `audit` and `goals` keys override, and a more specific layer cannot
-undo a less specific layer's `self_protection: false`."""
+undo the user layer's `self_protection: false`."""
 
 from __future__ import annotations
 
@@ -64,9 +64,7 @@ def test_the_local_layer_is_read_after_the_project_layer(tmp_path: Path) -> None
     assert (config.approval, config.audit.keep, config.goals.enabled) == ("prompt", 4, False)
 
 
-@pytest.mark.parametrize(
-    ("wider", "specific"), [("user", "project"), ("user", "local"), ("project", "local")]
-)
+@pytest.mark.parametrize(("wider", "specific"), [("user", "project"), ("user", "local")])
 def test_a_more_specific_layer_cannot_undo_a_wider_layers_switch_off(
     tmp_path: Path, wider: str, specific: str
 ) -> None:

@@ -56,7 +56,7 @@ MUTANTS = (
         '        if "self_protection" in config.model_fields_set:\n'
         "            off_in = None if config.self_protection else str(source.path)\n",
         ("tests/config/test_layers.py", "tests/config/test_config.py"),
-        "a more specific layer cannot undo a wider layer's self_protection: false",
+        "a more specific layer cannot undo the user layer's self_protection: false",
     ),
     Mutant(
         "no-claude-project-dir-for-sub-hooks",
