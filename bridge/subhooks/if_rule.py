@@ -8,7 +8,7 @@ import re
 from fnmatch import fnmatchcase
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping
     from typing import Any
 
@@ -28,7 +28,7 @@ def parse(rule: str) -> tuple[str, str | None]:
 
 
 def _bash_matches(pattern: str, command: str) -> bool:
-    from bridge.policies.shell import Unparseable, parse
+    from bridge.shell.syntax import Unparseable, parse
 
     if pattern.endswith(":*"):  # legacy prefix form, `git:*`
         pattern = pattern[:-2] + "*"

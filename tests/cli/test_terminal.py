@@ -9,9 +9,8 @@ import subprocess
 
 import pytest
 
-from bridge.fixtures import ccbridge_command
-
-from .conftest import Sandbox
+from bridge.commands.cases import ccbridge_command
+from tests.support.sandbox import Sandbox
 
 
 @pytest.mark.parametrize("command", ["run", "explain"])

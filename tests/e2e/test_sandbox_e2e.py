@@ -1,4 +1,4 @@
-"""The hard boundary (issue 12): with Claude Code's sandbox on for Bash, the agent cannot write
+"""The hard boundary: with Claude Code's sandbox on for Bash, the agent cannot write
 ccbridge's compiled-config cache, its state (audit log), its config or CC's settings, even by
 means no text guard can see (paths built from pieces in Python, a symlink, a script file, a
 rename of the parent directory), while ordinary work in the project still succeeds.
@@ -25,8 +25,9 @@ from .model_stub import Turn
 pytestmark = pytest.mark.e2e
 
 MARK = "PWNED-by-the-agent"
-# What `ccbridge doctor` tells users to set (bridge/doctor.py): Bash sandboxed with no way out,
-# and the project's .claude directory (CC's settings, ccbridge's config) read-only inside it.
+# What `ccbridge doctor` tells users to set (bridge/commands/doctor.py): Bash sandboxed with no
+# way out, and the project's .claude directory (CC's settings, ccbridge's config) read-only
+# inside it.
 # The cache, the state and the user's ~/.claude lie outside the project: read-only already.
 
 

@@ -1,0 +1,430 @@
+"""`ccbridge doctor`'s checks: is everything in place for Claude Code to run ccbridge, and for
+ccbridge to run the hooks it was given? Each check gives Findings; none changes anything, apart
+from the harmless Notification event sent to the registered command to see that it starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from bridge.commands.install import TOOL_EVENTS, is_registration
+from bridge.config.build import Problem, problems_of
+from bridge.paths import find_config, settings_files, state_dir
+
+Level = Literal["ok", "info", "warn", "fail"]
+ON_FAILURE_SINCE = (2, 1, 295)
+PROBE_EVENT = b'{"hook_event_name":"Notification","session_id":"doctor","cwd":"."}'
+PROBE_TIMEOUT = 30.0
+_VERSION = re.compile(r"\b(\d+)\.(\d+)\.(\d+)\b")
+
+
+@dataclass(frozen=True)
+class Finding:
+    level: Level
+    topic: str
+    message: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"level": self.level, "topic": self.topic, "message": self.message}
+
+
+def parse_version(text: str) -> tuple[int, int, int] | None:
+    found = _VERSION.search(text)
+    if found is None:
+        return None
+    major, minor, patch = (int(part) for part in found.groups())
+    return major, minor, patch
+
+
+def check_claude(env: Mapping[str, str]) -> Iterator[Finding]:
+    path = shutil.which("claude", path=env.get("PATH"))
+    if path is None:
+        yield Finding(
+            "fail",
+            "claude",
+            "no `claude` on PATH: Claude Code is not installed here, or not on this PATH",
+        )
+        return
+    try:
+        done = subprocess.run(
+            [path, "--version"],
+            capture_output=True,
+            timeout=PROBE_TIMEOUT,
+            env=dict(env),
+            check=False,
+        )
+        text = done.stdout.decode("utf-8", "replace").strip()
+    except (OSError, subprocess.TimeoutExpired) as error:
+        yield Finding("warn", "claude", f"{path} --version did not answer: {error}")
+        return
+    version = parse_version(text)
+    if version is None:
+        yield Finding("warn", "claude", f"{path} --version printed no version: {text[:200]!r}")
+        return
+    shown = ".".join(map(str, version))
+    yield Finding("ok", "claude", f"claude {shown} at {path}")
+    if version >= ON_FAILURE_SINCE:
+        yield Finding("ok", "onFailure", f'claude {shown} honours onFailure: "block"')
+    else:
+        since = ".".join(map(str, ON_FAILURE_SINCE))
+        yield Finding(
+            "warn",
+            "onFailure",
+            f"claude {shown} ignores onFailure (needs {since} or "
+            "later): if ccbridge itself crashes or times out, the tool call runs",
+        )
+
+
+def read_hooks(path: Path) -> dict[str, list[Any]]:
+    """The `hooks` block of a CC settings file; empty when the file is missing or unusable."""
+    try:
+        data = json.loads(path.read_bytes())
+    except (OSError, ValueError):
+        return {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    return hooks if isinstance(hooks, dict) else {}
+
+
+def handlers(hooks: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    for event, groups in hooks.items():
+        for group in groups if isinstance(groups, list) else ():
+            found = group.get("hooks") if isinstance(group, dict) else None
+            for handler in found if isinstance(found, list) else ():
+                if isinstance(handler, dict):
+                    yield event, handler
+
+
+def registrations(files: Sequence[Path]) -> dict[Path, dict[str, list[Mapping[str, Any]]]]:
+    """Per settings file, the ccbridge registrations per event."""
+    found: dict[Path, dict[str, list[Mapping[str, Any]]]] = {}
+    for path in files:
+        for event, handler in handlers(read_hooks(path)):
+            if is_registration(handler):
+                found.setdefault(path, {}).setdefault(event, []).append(handler)
+    return found
+
+
+def check_registration(files: Sequence[Path]) -> Iterator[Finding]:
+    found = registrations(files)
+    if not found:
+        yield Finding(
+            "fail",
+            "registration",
+            "ccbridge is not registered in any settings file "
+            "(looked in " + ", ".join(map(str, files)) + "); run `ccbridge install`",
+        )
+        return
+    events: set[str] = set()
+    for path, per_event in found.items():
+        events |= set(per_event)
+        yield Finding("ok", "registration", f"{path}: {', '.join(sorted(per_event))}")
+        for event, items in per_event.items():
+            for handler in items:
+                if handler.get("onFailure") != "block":
+                    yield Finding(
+                        "warn",
+                        "registration",
+                        f"{path}: {event} registration has no "
+                        'onFailure "block": a crash of ccbridge would let tools run',
+                    )
+                timeout = handler.get("timeout")
+                if not isinstance(timeout, int | float) or timeout <= 50:
+                    yield Finding(
+                        "warn",
+                        "registration",
+                        f"{path}: {event} registration timeout "
+                        f"{timeout!r} is not above ccbridge's 50 s sub-hook cap",
+                    )
+    missing = [event for event in ("PreToolUse", "PostToolUse") if event not in events]
+    if missing:
+        yield Finding(
+            "fail",
+            "registration",
+            f"not registered for {', '.join(missing)}; run `ccbridge install`",
+        )
+
+
+def probe(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
+    """Run a registered command the way CC does (`sh -c`) on a harmless event; None when it
+    starts and exits 0, else what went wrong."""
+    try:
+        done = subprocess.run(
+            ["sh", "-c", command],
+            input=PROBE_EVENT,
+            capture_output=True,
+            env=dict(env),
+            cwd=cwd,
+            timeout=PROBE_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"did not finish within {PROBE_TIMEOUT:g}s"
+    except OSError as error:
+        return f"could not start: {error.strerror}"
+    if done.returncode != 0:
+        tail = done.stderr.decode("utf-8", "replace").strip()[-300:]
+        return f"exited with code {done.returncode}" + (f": {tail}" if tail else "")
+    return None
+
+
+def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
+    commands = sorted(
+        {
+            str(handler["command"])
+            for per_event in registrations(files).values()
+            for items in per_event.values()
+            for handler in items
+        }
+    )
+    run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
+    cwd = project if project.is_dir() else Path.cwd()
+    for command in commands:
+        problem = probe(command, run_env, cwd)
+        if problem is None:
+            yield Finding("ok", "starts", f"`{command}` starts and answers")
+        else:
+            yield Finding("fail", "starts", f"`{command}` {problem}")
+
+
+def config_problems(
+    paths: Sequence[Path], env: Mapping[str, str] = os.environ, project: Path | None = None
+) -> list[Problem]:
+    """Schema problems of every file, then native policies that cannot be loaded and sub-hook
+    commands that are missing (some of these are warnings)."""
+    problems: list[Problem] = []
+    for path in paths:
+        try:
+            content = path.read_bytes()
+        except OSError as error:
+            problems.append(Problem(str(path), None, "", f"cannot read it: {error.strerror}"))
+            continue
+        problems += problems_of(path, content)
+    if problems or not paths:
+        return problems
+    from bridge.config.cache import load
+    from bridge.config.commands import command_problems
+    from bridge.policies.loader import PolicyLoadError, load_policy
+
+    compiled = load(list(paths), None)
+    for refs in compiled.policies.values():
+        for ref in refs:
+            try:
+                load_policy(ref.ref)
+            except PolicyLoadError as error:
+                file, _, line = ref.where.rpartition(":")
+                where = (file, int(line)) if line.isdigit() else (ref.where, None)
+                problems.append(Problem(where[0], where[1], "policies", str(error)))
+    return problems + command_problems(compiled, env, project or Path.cwd())
+
+
+def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
+    if not paths:
+        yield Finding(
+            "info",
+            "config",
+            "no ccbridge config file: ccbridge runs no sub-hooks, only its built-in guards",
+        )
+        return
+    problems = config_problems(paths, env, project)
+    for problem in problems:
+        yield Finding("warn" if problem.warning else "fail", "config", str(problem))
+    if not [problem for problem in problems if not problem.warning]:
+        yield Finding("ok", "config", "valid: " + ", ".join(map(str, paths)))
+
+
+def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None:
+    """Where `run` appends its records, None when the audit is switched off."""
+    from bridge.config.cache import load
+
+    audit = load(list(paths), None).audit
+    if not audit.enabled:
+        return None
+    return Path(audit.path or Path(state_dir(env)) / "audit.jsonl")
+
+
+def writable(path: Path) -> str | None:
+    """None when `path` can be created or appended to, else why not."""
+    if path.exists():
+        return None if os.access(path, os.W_OK) else f"{path} is not writable"
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent} is not a writable directory, so {path} cannot be created"
+    if parent == path.parent:
+        try:
+            with tempfile.NamedTemporaryFile(dir=parent, prefix=".ccbridge-doctor-"):
+                pass
+        except OSError as error:
+            return f"cannot create files in {parent}: {error.strerror}"
+    return None
+
+
+def check_audit(paths: Sequence[Path], env: Mapping[str, str]) -> Iterator[Finding]:
+    location = audit_location(paths, env)
+    if location is None:
+        yield Finding("warn", "audit", "the audit is switched off (audit.enabled: false)")
+        return
+    problem = writable(location)
+    yield (
+        Finding("ok", "audit", f"{location} is writable")
+        if problem is None
+        else Finding("fail", "audit", problem)
+    )
+
+
+def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
+    """Hooks that would run twice: ccbridge registered with different commands for one event,
+    or a hook both in a settings file (run by CC) and in ccbridge's config (run by ccbridge)."""
+    from bridge.config.cache import load
+
+    per_event: dict[str, set[str]] = {}
+    direct: dict[tuple[str, str], Path] = {}
+    for path in files:
+        for event, handler in handlers(read_hooks(path)):
+            command = str(handler.get("command"))
+            if is_registration(handler):
+                per_event.setdefault(event, set()).add(command)
+            elif event in TOOL_EVENTS and handler.get("type") == "command":
+                direct.setdefault((event, command), path)
+    twice = False
+    for event, commands in sorted(per_event.items()):
+        if len(commands) > 1:  # CC runs identical handlers once, different ones each
+            twice = True
+            yield Finding(
+                "warn",
+                "twice",
+                f"ccbridge is registered {len(commands)} times for "
+                f"{event} with different commands, and runs each: " + ", ".join(sorted(commands)),
+            )
+    compiled = load(list(paths), None) if paths else None
+    for event, specs in compiled.hooks.items() if compiled else ():
+        for spec in specs:
+            found = direct.get((event, str(spec.command)))
+            if found is not None:
+                twice = True
+                yield Finding(
+                    "warn",
+                    "twice",
+                    f"{event} hook `{spec.command}` is in {found} "
+                    f"and in {spec.where}: Claude Code runs one copy, ccbridge the "
+                    "other; remove it from the settings file",
+                )
+    for (event, command), path in sorted(direct.items()):
+        if per_event and not any(
+            spec.command == command for spec in (compiled.hooks.get(event, ()) if compiled else ())
+        ):
+            yield Finding(
+                "info",
+                "twice",
+                f"{event} hook `{command}` in {path} runs beside "
+                "ccbridge, not behind it (`ccbridge install` moves it)",
+            )
+    if not twice:
+        yield Finding("ok", "twice", "no hook is configured twice")
+
+
+def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
+    """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
+    without them every goal command is refused with no_turn, or judged and never applied."""
+    from bridge.commands.install import GOAL_EVENTS
+    from bridge.config.cache import load
+
+    if not paths or not load(list(paths), None).goals.enabled:
+        return
+    registered = {event for per_event in registrations(files).values() for event in per_event}
+    missing = [e for e in ("PreToolUse", "PostToolUse", *GOAL_EVENTS) if e not in registered]
+    if missing:
+        yield Finding(
+            "fail",
+            "goals",
+            f"goals are enabled but ccbridge is not registered for {', '.join(missing)}: goal "
+            "commands are refused (no_turn) or never applied; run `ccbridge install`",
+        )
+    else:
+        yield Finding("ok", "goals", "goals are enabled and their events are registered")
+
+
+def check_sandbox(
+    files: Sequence[Path], paths: Sequence[Path], env: Mapping[str, str], project: Path
+) -> Iterator[Finding]:
+    """With self-protection or goals on: is Claude Code's Bash sandbox the boundary around
+    ccbridge's files? Without it, the text guards raise the cost of tampering, no more."""
+    from bridge.commands import sandbox_check as sandbox
+    from bridge.config.cache import load
+    from bridge.paths import cache_dir, config_layers
+
+    config = load(list(paths), None)
+    if not (config.self_protection or config.goals.enabled):
+        return
+    settings = sandbox.merged(files, Path(env.get("HOME") or Path.home()), project)
+    advice = f"set in {project / '.claude' / 'settings.local.json'}: " + json.dumps(
+        sandbox.recommended(project)
+    )
+    if not settings.enabled:
+        yield Finding(
+            "warn",
+            "sandbox",
+            "Claude Code's sandbox is off for Bash: self-protection judges commands by their "
+            "text, which raises the cost of tampering but is not a boundary (a program the "
+            "agent runs can still write ccbridge's state, cache and config); " + advice,
+        )
+        return
+    problems = [f"{program} is not installed" for program in sandbox.missing_programs(shutil.which)]
+    if settings.allow_unsandboxed:
+        problems.append("the model may ask to run a command outside it (allowUnsandboxedCommands)")
+    if not settings.fail_if_unavailable:
+        problems.append("where it cannot start, commands run unsandboxed (failIfUnavailable)")
+    if settings.excluded:
+        problems.append("excludedCommands run outside it: " + ", ".join(settings.excluded))
+    protected = [
+        Path(state_dir(env)),
+        Path(cache_dir(env)),
+        *map(Path, config_layers(env, project)),
+        *(Path(path) for path in paths),
+        *files,
+    ]
+    temp = Path("/tmp") / f"claude-{os.getuid()}"  # sandboxed commands' $TMPDIR (seen)
+    for path in sandbox.writable_inside(settings, project, protected, temp):
+        problems.append(f"{path} stays writable inside it (add it to filesystem.denyWrite)")
+    if problems:
+        yield Finding(
+            "warn",
+            "sandbox",
+            "Claude Code's sandbox is on, but " + "; ".join(problems) + "; "
+            "until fixed, self-protection is not a boundary; " + advice,
+        )
+    else:
+        yield Finding(
+            "ok",
+            "sandbox",
+            "Claude Code's sandbox is on for Bash: ccbridge's state, cache and config and CC's "
+            "settings are out of reach of the commands the agent runs",
+        )
+
+
+def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
+    files = [Path(file) for file in settings_files(env, project)]
+    paths = [Path(path) for path in find_config(None, env, project)[0]]
+    findings = [
+        *check_claude(env),
+        *check_registration(files),
+        *check_starts(files, env, project),
+        *check_config(paths, env, project),
+    ]
+    if not any(f.topic == "config" and f.level == "fail" for f in findings):
+        findings += [
+            *check_audit(paths, env),
+            *check_twice(files, paths),
+            *check_goals(files, paths),
+            *check_sandbox(files, paths, env, project),
+        ]
+    return findings

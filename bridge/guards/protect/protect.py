@@ -1,0 +1,807 @@
+"""Guards that keep tools from writing protected files: secrets, and ccbridge's own settings.
+
+An entry is a path or a glob (`*`, `?`, `[...]`, `**` for any number of directories). Absolute
+entries (after `~`) are anchored at the root; relative ones match at any depth, so `.env`
+protects every `.env` and `.ssh/**` everything in any `.ssh`. A path is protected when it, or a
+directory above it, matches; and a command that writes, moves or deletes a directory *above* a
+protected path (`rm -rf .claude`, `mv .claude x`, `tar -x` into the project) touches it too.
+Only writes are judged: reading a secret is not this guard's job.
+
+The Bash judgement reads the parsed command (`bridge.shell.syntax`), not its text. What it
+sees: redirections; the operands of commands that write, move, delete, link or re-permission
+files (`WRITERS`, `sed -i`/`sed w`, `perl -i`, `awk` print redirections, editors); `cp`/`mv`/
+`rsync` destinations, recursive copies into a directory above a protected path; `find` with
+`-delete` or a writing `-exec`; archive extraction (`tar -x`, `unzip`, `7z x`, `cpio -i`) into
+its directory; `git apply`/`git am`/`patch` by the paths in the patch; path-like strings in
+inline interpreter code (`python -c`, `node -e`, here-documents); and all of that inside
+`$(...)`, `sh -c`, `eval`, wrappers (`sudo`, `env`, `flock`, `setpriv` ...) and `find -exec`.
+
+The self-protection guard (`self_protection_guard`) is stricter. Besides the writes above it
+denies: any command that names a path inside ccbridge's state or cache (`sqlite3`, `cat`,
+Python's `open`, all alike); running ccbridge itself except `ccbridge goal` and read-only
+commands (also as `python -m bridge`, `from bridge import ...`, `runpy`, a path ending in
+`/ccbridge`, a `ccbridge run` word pair behind an unknown wrapper); and, failing closed, any
+word it cannot resolve before the command runs (see `bridge.shell.syntax`: `$x`, `$(...)`,
+`${X:?}`) where it matters: the command name, an operand or redirection a command writes, the
+program an interpreter runs, or a writer fed by `xargs`. Variables the command line assigns
+literally are put in first (`D=/x/sta; sqlite3 ${D}te/goals.sqlite3` is read as written out),
+then variables of the hook's environment that the line does not assign (`$HOME`, `$TMPDIR`).
+A command that only reads or prints (`echo $HOME`, `ls $(pwd)`, `git commit -m "$(cat m)"`)
+passes; any other with an unresolvable word is denied when the line mentions a piece of a
+protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...). Inline interpreter code (`python
+-c`, `perl -e`, `node -e`, `ruby -e`, here-documents) is denied when it imports `bridge` or uses
+`runpy`, shells out to a command denied here (`subprocess.run(['ccbridge', 'run'])`), names a
+protected path literally, or can write files (`open`, `write`, `rename`, `sqlite3` ...) and
+mentions one of those pieces.
+
+Not covered, by design of a text judgement: a program that computes a protected path itself
+(a script file the agent wrote and then runs, code piped into an interpreter, inline code that
+assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary), and git
+operations that rewrite tracked files from history (`git checkout BRANCH`, `git reset --hard`).
+The hard boundary is Claude Code's sandbox; see docs/guarantees.md.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+
+from bridge.guards.protect.write_target import (
+    ANY_ABOVE,
+    MOVERS,
+    NOT_ABOVE,
+    Target,
+)
+from bridge.paths import CC_SETTINGS_PATTERNS
+from bridge.pipeline import Execution, Guard
+from bridge.pipeline.record import Record
+from bridge.shell.lazyre import Lazy, fnmatchcase
+from bridge.shell.syntax import (
+    SHELLS,
+    Script,
+    SimpleCommand,
+    Unparseable,
+    bash_script,
+    expand_home,
+    interpreter,
+    pairs,
+    parse,
+    program,
+    skip_options,
+)
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+    Path = str | os.PathLike[str]
+
+DEFAULT_SECRET_PATTERNS = (
+    ".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".ssh/**", ".aws/credentials", ".netrc",
+)  # fmt: skip
+PATH_TOOLS = {
+    "Write": "file_path",
+    "Edit": "file_path",
+    "MultiEdit": "file_path",
+    "NotebookEdit": "notebook_path",
+}
+# Commands that write, move, delete or re-permission the files they name.
+WRITERS = frozenset(
+    {
+        *("tee", "mv", "cp", "rm", "rmdir", "unlink", "ln", "truncate", "install", "touch"),
+        *("chmod", "chown", "chgrp", "shred", "rsync", "dd", "patch", "chattr", "setfacl"),
+        *("ed", "red", "ex", "vi", "vim", "nvim", "emacs", "nano", "sponge", "sqlite3"),
+        *("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "split"),
+    }
+)
+# The commands whose targets bridge.guards.protect.writes reads closely (and git's writing ones).
+COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
+EXTRACTORS = frozenset({"tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"})
+_READ_CLOSELY = COPIERS | MOVERS | EXTRACTORS | {"find", "patch"}
+SCRIPTED = frozenset({"sed", "awk", "gawk", "mawk", "nawk"})  # sed `w`, awk `print > f`
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".z", ".Z")
+# Commands whose words are only read or printed: an unresolvable word in them writes nothing.
+_READERS = frozenset(
+    {
+        *("echo", "printf", "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc"),
+        *("stat", "file", "test", "[", "[[", "pwd", "date", "basename", "dirname", "realpath"),
+        *("readlink", "which", "type", "diff", "cmp", "less", "more", "uniq", "cut", "tr", "du"),
+        *("df", "id", "whoami", "hostname", "uname", "printenv", "seq", "sleep", "true"),
+        *("false", ":", "cd", "pushd", "popd", "exit", "return", "kill", "wait", "jobs", "nproc"),
+        *("tree", "md5sum", "sha256sum", "sha1sum", "od", "xxd", "hexdump", "column", "nl"),
+        *("pgrep", "ps", "env", "export", "local", "declare", "read", "shift", "set", "unset"),
+    }
+)
+_GIT_READERS = frozenset(
+    {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "commit", "add"}
+    | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
+)
+_GLOB = frozenset("*?[")
+_MOVES = ("cd", "pushd", "popd")
+_CODE_TOKEN_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&+]+")
+_CODE_DESTROYS = Lazy(
+    r"rmtree|rename|replace|remove|unlink|move|copytree|chmod|extractall|rmSync|renameSync"
+    r"|unlinkSync|rm_rf|\brm\b|\bmv\b"
+)
+_CODE_WRITES = Lazy(
+    r"open|write|dump|save|rename|replace|remove|unlink|rmtree|rmSync|system|subprocess|exec"
+    r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
+)
+_VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_MAX_GLOB_MATCHES = 1000
+
+
+class _Entry(Record, frozen=True, slots=True):
+    spec: str  # as configured
+    parts: tuple[str, ...]  # components of the pattern, `~` expanded
+    anchored: bool
+    literal: tuple[str, ...] | None = None  # an anchored plain path: its parts, matched fast
+
+    def protects(self, parts: tuple[str, ...]) -> bool:
+        """Whether a path (absolute components) is this entry or lies under it."""
+        if self.literal is not None:
+            return parts[: len(self.literal)] == self.literal
+        lead = () if self.anchored else ("**",)
+        return _match((*lead, *self.parts, "**"), parts)
+
+    def beneath(self, parts: tuple[str, ...], levels: int) -> bool:
+        """Whether this entry lies at most `levels` below the directory `parts` (absolute)."""
+        own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
+        if self.literal is not None:
+            return len(own) - levels <= len(parts) < len(own) and own[: len(parts)] == parts
+        if self.anchored:
+            lowest = max(0, len(own) - levels)
+            return any(_match(own[:k], parts) for k in range(lowest, len(own)))
+        return any(  # `**/.claude/x` lies below any directory named `.claude`
+            _match(("**", *own[:k]), parts)
+            for k in range(max(1, len(own) - levels), len(own))
+            if set(own[:k]) != {"**"}
+        )
+
+    def could_end_with(self, parts: tuple[str, ...]) -> bool:
+        """Whether a relative path of unknown base could name this entry (or a file in it)."""
+        return any(
+            _match((*self.parts[start:], "**"), parts)
+            for start in range(len(self.parts))
+            if set(self.parts[start:]) != {"**"}  # a bare `**` tail would fit any path
+        )
+
+    def could_hold(self, parts: tuple[str, ...], levels: int) -> bool:
+        """Whether a relative path of unknown base could name a directory at most `levels`
+        above this entry (`cd ~/.local && rm -rf state`)."""
+        own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
+        return any(
+            _match(own[start:end], parts)
+            for start in range(len(own))
+            for end in range(max(start + 1, len(own) - levels), len(own))
+            if set(own[start:end]) != {"**"}  # a bare `**` would fit any directory
+        )
+
+    def named(self, pattern: str, inside: bool = True) -> bool:
+        """Whether a file name pattern (`find -name`) could match this entry or a directory
+        holding it (or, `inside`, a file in an entry that is a directory)."""
+        if inside and self.parts[-1:] == ("**",):
+            return True
+        return any(  # a directory on the way matched: `-exec rm -rf {} +` takes all below it
+            fnmatchcase(part, pattern) or fnmatchcase(pattern, part)
+            for part in self.parts
+            if part != "**"
+        )
+
+
+def _match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+    """Whether path components match glob components (`**`: any number of them)."""
+    reached = [True] + [False] * len(parts)  # reached[j]: the pattern so far matches parts[:j]
+    for head in pattern:
+        if head == "**":  # any number of components: reached from the first reached on
+            first = reached.index(True) if True in reached else len(reached)
+            reached = [False] * first + [True] * (len(reached) - first)
+        else:
+            reached = [False] + [
+                reached[j] and fnmatchcase(part, head) for j, part in enumerate(parts)
+            ]
+    return reached[-1]
+
+
+def _split(path: str) -> tuple[str, ...]:
+    return tuple(part for part in posixpath.normpath(path).split("/") if part not in ("", "."))
+
+
+def _entries(spec: str | Path, tree: bool) -> Iterator[_Entry]:
+    text = expand_home(os.path.expanduser(str(spec)))
+    anchored = text.startswith("/")
+    tail = ("**",) if tree else ()  # a directory: any name inside it is protected
+    if not anchored or not _GLOB.isdisjoint(text):
+        yield _Entry(str(spec), (*_split(text), *tail), anchored)
+        return
+    yield _Entry(str(spec), (*_split(text), *tail), True, _split(text))
+    real = _realpath(text)  # a protected symlink: its target too
+    if real is not None and _split(real) != _split(text):
+        yield _Entry(str(spec), (*_split(real), *tail), True, _split(real))
+
+
+def _realpath(path: str) -> str | None:
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):  # e.g. an embedded NUL: the literal form is still checked
+        return None
+
+
+class _Protection:
+    def __init__(
+        self, paths: Sequence[str | Path], label: str, trees: Sequence[_Entry] = ()
+    ) -> None:
+        """`paths` are protected with what lies below them; `trees` are ready-made entries."""
+        self.paths, self.trees, self.label = tuple(paths), tuple(trees), label
+        self._entries: tuple[_Entry, ...] | None = None
+
+    @property
+    def entries(self) -> tuple[_Entry, ...]:
+        """Built on first use: resolving every path (symlinks too) costs a call a millisecond,
+        and a command that writes nothing (most are) never asks."""
+        if self._entries is None:
+            paths = (entry for spec in self.paths for entry in _entries(spec, False))
+            self._entries = (*paths, *self.trees)
+        return self._entries
+
+    def match(
+        self,
+        path: str,
+        cwd: str,
+        shell_word: bool = False,
+        unknown_base: bool = False,
+        above: int = NOT_ABOVE,
+        names: tuple[str, ...] = (),
+    ) -> str | None:
+        """The protected entry `path` hits, resolved in `cwd` (a shell word: globs expanded);
+        `above`: so does a directory at most that many levels above an entry."""
+        path = expand_home(path)
+        base = cwd if cwd.startswith("/") else os.getcwd()
+        absolute = posixpath.join(base, path)
+        forms: set[tuple[str, ...]] = set()
+        matches = self._globbed(absolute) if shell_word else []
+        for expanded in (absolute, *matches[:_MAX_GLOB_MATCHES]):
+            forms |= {_split(expanded), _split(_realpath(expanded) or expanded)}
+        # More matches than are looked at: any of them, all below the glob's fixed part, may hit.
+        crowded = _crowded(absolute, above) if len(matches) > _MAX_GLOB_MATCHES else []
+        relative = _split(path) if unknown_base and not path.startswith("/") else None
+        while relative and relative[0] == "..":  # above an unknown directory: still unknown
+            relative = relative[1:]
+        for entry in self.entries:
+            named = any(entry.named(name) for name in names)
+            if not entry.anchored and any(entry.named(name, False) for name in names):
+                return entry.spec  # `find x -name .env -delete`
+            below = above and (named or not names)
+            if any(
+                entry.protects(form) or (below and entry.beneath(form, above)) for form in forms
+            ):
+                return entry.spec
+            if relative is not None and (
+                entry.could_end_with(relative) or (below and entry.could_hold(relative, above))
+            ):
+                return entry.spec
+            if any(entry.beneath(fixed, deep) for fixed, deep in crowded):
+                return entry.spec
+        return None
+
+    @staticmethod
+    def _globbed(pattern: str) -> list[str]:
+        if _GLOB.isdisjoint(pattern):
+            return []
+        import glob  # only for a word with a glob in it: every hook call would pay otherwise
+        from itertools import islice
+
+        try:  # the shell expands a glob to what exists now, so the files it would touch exist
+            return list(islice(glob.iglob(pattern, include_hidden=True), _MAX_GLOB_MATCHES + 1))
+        except (OSError, ValueError, RecursionError):
+            return []
+
+
+def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
+    """The directory a glob's matches lie in (its part without a glob, also as resolved), and
+    how far below it they, and what they reach (`above`), go."""
+    parts = _split(pattern)
+    fixed = next((i for i, part in enumerate(parts) if not _GLOB.isdisjoint(part)), len(parts))
+    deep = len(parts) - fixed + above
+    real = _realpath("/" + "/".join(parts[:fixed])) or "/"
+    return [(parts[:fixed], deep), (_split(real), deep)]
+
+
+def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected path") -> Guard:
+    """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
+    protection = _Protection(paths, label)
+
+    def guard(execution: Execution) -> str | None:
+        if execution.tool_name in PATH_TOOLS:
+            return _path_tool(protection, execution)
+        if execution.tool_name == "Bash":
+            script = bash_script(execution.input)
+            if isinstance(script, str):
+                return script
+            return _Bash(protection, None, execution.cwd, None).judge(script, "")
+        return None
+
+    return guard
+
+
+SELF_PROTECTION = "ccbridge self-protection"
+# What the agent may run: its goal tool and commands that only read or work on private state.
+# `run` and `explain` would forge hook events into the real state; `install` and `uninstall`
+# rewrite the registration.
+_AGENT_SUBCOMMANDS = frozenset(
+    {"goal", "test", "check", "schema", "audit", "doctor", "--help", "-h", "--version"}
+)
+_FORBIDDEN_SUBCOMMANDS = frozenset({"run", "explain", "install", "uninstall"})
+# The same, spelled inside another command's text (a script being written, inline code).
+_CCBRIDGE_TEXT = Lazy(
+    r"(?:^|[\s/;|&(`'\"])ccbridge['\"]?[\s,]+['\"]?(?:run|explain|install|uninstall)\b|"
+    r"\bbridge\.(?:main|engine|goal|cli|policies|config|audit|wire|pipeline)\b|-m\s+bridge\b|"
+    r"\b(?:from|import)\s+bridge\b|\brunpy\b|\bimport_module\s*\(\s*['\"]bridge"
+)
+_PACKAGE = posixpath.dirname(posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__))))
+# Names that give away a protected path in a command line that also holds an unknown word.
+_STATE_NAMES = (
+    "goals.sqlite3", "audit.jsonl", ".claude", "ccbridge", "settings.json", "settings.local.json",
+)  # fmt: skip
+
+
+def self_protection_guard(
+    settings_files: Sequence[str | Path] = CC_SETTINGS_PATTERNS,
+    config_files: Sequence[str | Path] = (),
+    state_dir: str | Path | Sequence[str | Path] | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Guard:
+    """ccbridge's own guard: nobody edits the hook settings or its config, nobody touches its
+    state (the goal store, the audit trail and the compiled-config cache are the authority),
+    and the agent runs no ccbridge command but `ccbridge goal` and read-only ones.
+
+    `state_dir` is the state/audit directory, or several such paths (the cache, a separate
+    audit log). Unlike settings and config, which are only guarded against writes, a Bash
+    command that so much as names a state path is denied: `sqlite3 <state>/goals.sqlite3
+    "INSERT ..."` writes without any writing command we could recognise. `env` is the
+    environment the agent's commands run with (variables it does not set are put in).
+    """
+    state = [state_dir] if isinstance(state_dir, str | os.PathLike) else list(state_dir or ())
+    trees = tuple(entry for spec in state for entry in _entries(spec, True))
+    writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
+    sealed = _Protection([], SELF_PROTECTION, trees)
+    names = {*_STATE_NAMES, *(posixpath.basename(str(p).rstrip("/")) for p in state)}
+    # Read, never changed: not copied (a copy of os.environ decodes every variable).
+    context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
+
+    def guard(execution: Execution) -> str | None:
+        if execution.tool_name in PATH_TOOLS:
+            return _path_tool(writes, execution)
+        if execution.tool_name != "Bash":
+            return None
+        script = bash_script(execution.input)
+        if isinstance(script, str):
+            return script
+        text = str(execution.input.get("command", ""))
+        return _Bash(writes, sealed, execution.cwd, context).judge(script, text)
+
+    return guard
+
+
+class _Strict(Record, frozen=True, slots=True):
+    env: Mapping[str, str]
+    names: frozenset[str]
+
+
+def _path_tool(protection: _Protection, execution: Execution) -> str | None:
+    key = PATH_TOOLS[execution.tool_name]
+    path = execution.input.get(key)
+    if not isinstance(path, str) or not path:
+        return f"{protection.label}: the {execution.tool_name} call has no {key} to check"
+    spec = protection.match(path, execution.cwd)
+    if spec is None:
+        return None
+    return f"{protection.label}: {execution.tool_name} to {path} is denied (matches {spec!r})"
+
+
+class _Bash:
+    """One Bash call judged; `strict` (self-protection) fails closed on what it cannot read."""
+
+    def __init__(
+        self, writes: _Protection, sealed: _Protection | None, cwd: str, strict: _Strict | None
+    ) -> None:
+        self.writes, self.sealed, self.cwd, self.strict = writes, sealed, cwd, strict
+        self.label = writes.label
+        # Where the line's commands may run: the call's directory and each `cd`/`pushd` target,
+        # all of them for every command (conservative: the order is not followed); None once a
+        # target is only known when the line runs.
+        self.bases: tuple[str, ...] | None = (cwd,)
+        self.assigned: frozenset[str] = frozenset()
+        self.depth = 0
+
+    def judge(self, script: Script, text: str) -> str | None:
+        """The objection to a parsed command line (`text`: its source, to put variables in)."""
+        variants = [script]
+        # Only a line that can set a variable (`X=`, `for X in`, `read X`) has values to put in.
+        if self.strict is not None and any(cue in text for cue in ("=", "for", "read")):
+            from bridge.shell.variables import with_literal_values
+
+            variants = with_literal_values(script, text)
+        return next(filter(None, map(self._script, variants)), None)
+
+    def _script(self, script: Script) -> str | None:
+        commands = list(script.commands())
+        self.assigned = self.assigned | _assigned(commands)
+        for command in commands:
+            if command.name in _MOVES and self.bases is not None:
+                self.bases = self._moved(command, self.bases)
+        unknown = ""
+        for command in commands:
+            if self.strict is not None and (reason := self._strict(command, script)):
+                return reason
+            for target in _written(command, self._here() or None):
+                candidates = self._resolve(target)
+                if candidates is None:
+                    if self.strict is not None:
+                        return (
+                            f"{self.label}: cannot tell what `{_show(command)}` writes: "
+                            f"{target.text} is only known when the command runs"
+                        )
+                    unknown = unknown or target.text
+                    candidates = [target.text]
+                for path in candidates:
+                    if self.strict is not None and self.bases is None and _nameless(path):
+                        return (
+                            f"{self.label}: cannot tell what `{_show(command)}` writes: "
+                            f"{path} is relative to a directory only known when it runs"
+                        )
+                    spec = self._hit(self.writes, path, target.above, target.names)
+                    if spec is not None:
+                        return (
+                            f"{self.label}: `{_show(command)}` may write to {path}, "
+                            f"which matches protected {spec!r}"
+                        )
+        if unknown:  # it writes somewhere we cannot name: any protected word is suspect
+            for command in commands:
+                for word in _words(command.words):
+                    spec = self.writes.match(word, self.cwd, True)
+                    if spec is not None:
+                        return (
+                            f"{self.label}: the command writes to {unknown}, which cannot be "
+                            f"resolved before it runs, and `{_show(command)}` names {word}, "
+                            f"which matches protected {spec!r}"
+                        )
+        return None
+
+    def _here(self) -> str | None:
+        """The one directory the line runs in, or None once a `cd` may have gone elsewhere."""
+        return self.cwd if self.bases == (self.cwd,) else None
+
+    def _hit(
+        self,
+        protection: _Protection,
+        path: str,
+        above: int = NOT_ABOVE,
+        names: tuple[str, ...] = (),
+    ) -> str | None:
+        """The protected entry a word may hit, wherever in the line it may run."""
+        if self.bases is None:  # matched by what its own words name
+            return protection.match(path, self.cwd, True, True, above, names)
+        hits = (protection.match(path, base, True, False, above, names) for base in self.bases)
+        return next(filter(None, hits), None)
+
+    def _moved(self, command: SimpleCommand, bases: tuple[str, ...]) -> tuple[str, ...] | None:
+        """`bases` with where `cd`/`pushd` goes added, or None if that is only known when it
+        runs (`popd`, `cd -`, a variable the hook cannot know, CDPATH for a relative one)."""
+        first = skip_options(tuple(command.argv), 1, frozenset())  # -L, -P, -e, -@, --
+        word = command.argv[first] if first < len(command.argv) else "~"  # no operand: home
+        if command.name == "popd" or word == "-":
+            return None
+        found = self._resolve(Target(word, first in command.dynamic))
+        if found is None:
+            return None
+        target = expand_home(found[0])
+        cdpath = self.strict.env.get("CDPATH") if self.strict is not None else None
+        if cdpath and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
+            return None
+        moved = (posixpath.normpath(posixpath.join(base, target)) for base in bases)
+        return tuple(dict.fromkeys((*bases, *moved)))
+
+    def _resolve(self, target: Target) -> list[str] | None:
+        """What a target can be: itself, or with the environment's variables put in."""
+        text = target.text
+        if text.startswith("~+"):
+            text = self.cwd + text[2:]
+        if not target.dynamic:
+            return [text]
+        if self.strict is None:
+            return None if ("$" in text or "`" in text) else [text]
+        resolved = (
+            _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text)
+            if "$" in text
+            else text
+        )
+        if "$" in resolved or "`" in resolved or resolved.startswith("~-"):
+            return None
+        return [resolved]
+
+    def _value(self, name: str) -> str | None:
+        """A variable's value in the agent's shell, if the hook can know it."""
+        assert self.strict is not None
+        if name in self.assigned or name == "OLDPWD":
+            return None
+        if name == "PWD":  # where the command runs (not the hook), until a `cd`
+            return self._here()
+        return self.strict.env.get(name)
+
+    def _strict(self, command: SimpleCommand, script: Script) -> str | None:
+        """Self-protection's own checks on one command."""
+        assert self.strict is not None and self.sealed is not None
+        label, shown = self.label, _show(command)
+        if _runs_ccbridge(command):
+            return (
+                f"{label}: `{shown}` runs ccbridge itself; the agent may not run `ccbridge "
+                "run`, `explain`, `install` or `uninstall` (they could forge hook events or "
+                "rewrite the registration)"
+            )
+        if command.argv and 0 in command.dynamic:
+            name = self._resolve(Target(command.argv[0], True))
+            if name is None or not _GLOB.isdisjoint(name[0]):
+                return (
+                    f"{label}: cannot tell what `{shown}` runs: the command name "
+                    f"{command.argv[0]} is only known when it runs"
+                )
+            if posixpath.basename(name[0]) == "ccbridge":
+                return f"{label}: `{shown}` runs ccbridge itself ({name[0]})"
+        if command.more_args and (_writes_files(command) or interpreter(command.argv)):
+            return (
+                f"{label}: cannot tell what `{shown}` writes: xargs hands it arguments that are "
+                "only known when the command runs (name the files instead)"
+            )
+        for word, dynamic in _all_words(command):
+            if "/" not in word and (word.startswith("-") or word == command.name):
+                continue  # an option or the command's own name: no path (saves the lookups)
+            candidates = self._resolve(Target(word, dynamic)) or [word]
+            for text in candidates:
+                spec = self._hit(self.sealed, text)
+                if spec is not None:
+                    return (
+                        f"{label}: `{shown}` names {text}, inside ccbridge's state "
+                        f"{spec!r}, which the agent may not touch"
+                    )
+        return self._program(command) or self._unknown_words(command, script)
+
+    def _program(self, command: SimpleCommand) -> str | None:
+        """The code an interpreter runs: unknown, or touching what is protected."""
+        source = program(command.argv, command.redirects)
+        if source is None or (interpreter(command.argv) in SHELLS and source.kind == "inline"):
+            return None  # shell code was parsed into `nested` and is judged as commands
+        index = next(
+            (i for i, w in enumerate(command.argv) if source.text and w.endswith(source.text)), -1
+        )
+        if index in command.dynamic:
+            return (
+                f"{self.label}: cannot tell what `{_show(command)}` runs: its program "
+                f"{source.text} is only known when it runs"
+            )
+        shown = _show(command)
+        if source.kind not in ("inline", "stdin") or self.depth > 4:
+            return None
+        from bridge.shell.code import code_objection
+
+        self.depth += 1
+        try:
+            reason = code_objection(source.text, self._shell_in_code, self._target_in_code)
+        finally:
+            self.depth -= 1
+        if reason is not None:
+            return reason if reason.startswith(self.label) else f"{self.label}: `{shown}`: {reason}"
+        assert self.strict is not None
+        hint = next((name for name in sorted(self.strict.names) if name in source.text), None)
+        if hint is not None and _CODE_WRITES.search(source.text):
+            return (
+                f"{self.label}: `{shown}` runs code that can write files and mentions {hint}; "
+                "its paths are only known when it runs"
+            )
+        return None
+
+    def _shell_in_code(self, text: str) -> str | None:
+        parsed = parse(text)
+        return None if isinstance(parsed, Unparseable) else self.judge(parsed, text)
+
+    def _target_in_code(self, path: str) -> str | None:
+        spec = self.writes.match(path, self.cwd, above=ANY_ABOVE)
+        return None if spec is None else f"{path}, which matches protected {spec!r}"
+
+    def _unknown_words(self, command: SimpleCommand, script: Script) -> str | None:
+        """An unresolvable word in a command that may write, in a line naming protected bits."""
+        assert self.strict is not None
+        if command.name in _READERS or _git_reads(command) or command.name in ("", "ccbridge"):
+            return None  # (a ccbridge command that got here is `goal` or a read-only one)
+        unknown = next(
+            (
+                word
+                for word, dynamic in _all_words(command)
+                if dynamic and self._resolve(Target(word, True)) is None
+            ),
+            None,
+        )
+        if unknown is None:
+            return None
+        text = _source(script)
+        hint = next((name for name in sorted(self.strict.names) if name in text), None)
+        if hint is None:
+            return None
+        return (
+            f"{self.label}: cannot tell what `{_show(command)}` does with {unknown}, which is "
+            f"only known when it runs, in a command line that mentions {hint}"
+        )
+
+
+def _source(script: Script) -> str:
+    """All words of a script and its nested scripts, for a cheap text search."""
+    return "\n".join(
+        " ".join((*c.words, *(r.target for r in c.redirects), *(r.body or "" for r in c.redirects)))
+        for c in script.commands()
+    )
+
+
+def _assigned(commands: Iterable[SimpleCommand]) -> frozenset[str]:
+    """Names the command line assigns (they are not taken from the environment)."""
+    names: set[str] = set()
+    for command in commands:
+        words = command.words[: len(command.words) - len(command.argv)]
+        if command.argv[:1] and command.argv[0] in ("export", "local", "declare", "readonly"):
+            words = command.argv[1:]
+        names |= {w.split("=", 1)[0] for w in words if "=" in w}
+        if command.argv[:1] in (("for",), ("select",)):
+            names |= set(command.argv[1:2])
+        if command.argv[:1] in (("read",), ("mapfile",), ("readarray",), ("getopts",)):
+            names |= {w for w in command.argv[1:] if not w.startswith("-")}
+    return frozenset(names)
+
+
+def _all_words(command: SimpleCommand) -> Iterator[tuple[str, bool]]:
+    """Every word (with the value in `of=x`), whether it is dynamic, redirection targets and
+    path-like tokens of inline code."""
+    offset = len(command.words) - len(command.argv)
+    for i, word in enumerate(command.words):
+        dynamic = (i - offset) in command.dynamic or (i < offset and "$" in word)
+        yield word, dynamic
+        if "=" in word:
+            yield word.split("=", 1)[1], dynamic
+    for redirect in command.redirects:
+        if redirect.body is None:
+            yield redirect.target, redirect.dynamic
+    yield from ((token, False) for token in _code_tokens(command))
+
+
+def _runs_ccbridge(command: SimpleCommand) -> bool:
+    argv = command.argv
+    if command.name == "ccbridge":
+        return len(argv) < 2 or _subcommand(argv, 1) not in _AGENT_SUBCOMMANDS
+    for i, word in enumerate(argv[1:], 1):  # behind a wrapper we do not know
+        if posixpath.basename(word) == "ccbridge" and _subcommand(argv, i + 1) in (
+            _FORBIDDEN_SUBCOMMANDS
+        ):
+            return True
+    if any(a == "-m" and b.split(".")[0] in ("bridge", "runpy") for a, b in pairs(argv)):
+        return True  # python -m bridge ...
+    source = program(argv, command.redirects)
+    if source is not None and source.kind == "file":
+        path = posixpath.normpath(source.text)
+        if posixpath.basename(path) == "ccbridge" or path.startswith(_PACKAGE + "/"):
+            return True
+    if (command.name in _READERS or _git_reads(command)) and not any(
+        r.writes for r in command.redirects
+    ):
+        return False  # `grep "ccbridge run" README.md` only reads; a written script may not
+    return any(  # every match names `bridge` or `runpy`: most words need no regex
+        ("bridge" in text or "runpy" in text) and _CCBRIDGE_TEXT.search(text)
+        for text in (*command.words, *_code_texts(command))
+    )
+
+
+def _subcommand(argv: tuple[str, ...], start: int) -> str:
+    if argv[start : start + 1] and argv[start] in _AGENT_SUBCOMMANDS:
+        return argv[start]  # `--help`, `--version`
+    i = skip_options(argv, start, frozenset({"--config"}))
+    return argv[i] if i < len(argv) else ""
+
+
+def _nameless(path: str) -> bool:
+    """Whether a relative word says nothing of what it reaches without knowing where it is
+    resolved: a glob, or the directory itself (`*`, `s.*`, `.`, `./`)."""
+    absolute = path.startswith(("/", "~/")) or path == "~"  # (`~nosuchuser` stays as it is)
+    return not absolute and (not _GLOB.isdisjoint(path) or posixpath.normpath(path) == ".")
+
+
+def _show(command: SimpleCommand) -> str:
+    shown = " ".join(command.words)
+    return shown if len(shown) <= 200 else shown[:197] + "..."
+
+
+def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+    """Paths the command may write: redirections, and the words of writing commands (`cwd`:
+    where the agent's command runs, None when a `cd` made it unknown)."""
+    yield from (Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
+    argv, dynamic = command.argv, command.dynamic
+    name = command.name
+    if name in _READ_CLOSELY or (name == "git" and not _git_reads(command)):
+        if name != "find" or _writes_files(command):
+            yield from _read_closely(command, cwd)
+    elif _writes_files(command):
+        for i, word in enumerate(argv[1:], 1):
+            yield from (Target(w, i in dynamic) for w in _words((word,)))
+            if name in ("gzip", "gunzip", "bunzip2", "unxz", "unzstd", "xz", "zstd", "bzip2"):
+                stem, suffix = posixpath.splitext(word)
+                if suffix in _COMPRESSED:
+                    yield Target(stem, i in dynamic)
+    if name in SCRIPTED:
+        from bridge.guards.protect import writes
+
+        yield from writes.script_outputs(command)
+    code = _code_texts(command)
+    destroys = any(_CODE_DESTROYS.search(text) for text in code)
+    yield from (
+        Target(token, False, ANY_ABOVE if destroys else NOT_ABOVE)
+        for token in _code_tokens(command)
+    )
+
+
+def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+    """What a copy, move, find, extraction or patch writes: `bridge.guards.protect.writes`, loaded
+    only for a line holding one (most lines write nothing)."""
+    from bridge.guards.protect import writes
+
+    name = command.name
+    if name in COPIERS or name in MOVERS:
+        yield from writes.copied(command)
+    elif name == "find":
+        yield from writes.found(command)
+    elif name in EXTRACTORS:
+        yield from writes.extracted(command)
+    else:  # git (a subcommand that may write), patch
+        yield from writes.patched(command, cwd)
+
+
+def _code_texts(command: SimpleCommand) -> tuple[str, ...]:
+    """The inline program of a non-shell interpreter (`python -c`, `node <<EOF`), if any."""
+    source = program(command.argv, command.redirects)
+    shell = interpreter(command.argv) in SHELLS  # shell code was parsed into `nested` already
+    if source is not None and source.kind in ("inline", "stdin") and not shell:
+        return (source.text,)
+    return ()
+
+
+def _code_tokens(command: SimpleCommand) -> Iterator[str]:
+    """Path-like tokens of inline interpreter code."""
+    for text in _code_texts(command):
+        yield from (t for t in _CODE_TOKEN_SEPARATORS.split(text) if t)
+
+
+def _writes_files(command: SimpleCommand) -> bool:
+    if command.name in WRITERS:
+        return True
+    if command.name == "find":  # what it deletes or hands to a writer is named by its words
+        # (a nested find too: `-execdir sh -c 'find . -delete'` deletes below each match)
+        nested = (c for inner in command.nested for c in inner.commands())
+        return bool({"-delete", "-fprint", "-fprintf", "-fls"} & set(command.argv)) or any(
+            _writes_files(c) for c in nested
+        )
+    options = [w for w in command.argv[1:] if w.startswith("-") and not w.startswith("--")]
+    if command.name == "sed":
+        return any("i" in o for o in options) or any(
+            w.startswith("--in-place") for w in command.argv
+        )
+    return command.name == "perl" and any("i" in o for o in options)
+
+
+def _git_reads(command: SimpleCommand) -> bool:
+    if command.name != "git":
+        return False
+    i = skip_options(command.argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
+    return i < len(command.argv) and command.argv[i] in _GIT_READERS
+
+
+def _words(words: Iterable[str]) -> Iterator[str]:
+    """Each word, and the value in `of=x` or `--target-directory=x`."""
+    for word in words:
+        yield word
+        if "=" in word:
+            yield word.split("=", 1)[1]

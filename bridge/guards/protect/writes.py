@@ -1,0 +1,274 @@
+"""What the writing commands with a syntax of their own write, for the path guards:
+`cp`/`mv`/`ln`/`install`/`rsync` (sources, destinations and what lands in them), `find` with
+`-delete` or a writing `-exec`, archive extraction, `git apply`/`git am`/`patch` (the paths
+inside the patch) and the other git commands that write the paths they are given, and sed `w`
+and awk print redirections.
+
+`bridge.guards.protect.protect` decides which commands these are and loads this module only for a
+line that holds one: most command lines write nothing, and every hook call would pay for it.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from bridge.guards.protect.write_target import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import pairs, skip_options
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
+    from collections.abc import Iterator
+
+    from bridge.shell.syntax import SimpleCommand
+
+_RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
+# Options that take the next word as their value. A value option missing here only makes its
+# value a source (more is judged); a flag wrongly here would hide the destination after it.
+_COPY_VALUES = frozenset({"-t", "-S", "--target-directory", "--suffix"})  # cp, mv, ln
+_INSTALL_VALUES = (
+    _COPY_VALUES | {"-m", "-o", "-g", "--mode", "--owner", "--group"} | {"--strip-program"}
+)
+_RSYNC_VALUES = frozenset(
+    {"-e", "-f", "-B", "-T", "-M", "--rsh", "--filter", "--block-size", "--temp-dir"}
+    | {"--remote-option", "--exclude", "--include", "--exclude-from", "--include-from"}
+    | {"--files-from", "--log-file", "--partial-dir", "--backup-dir", "--suffix", "--chmod"}
+    | {"--chown", "--rsync-path", "--compare-dest", "--copy-dest", "--link-dest"}
+)
+_AWK_OUTPUT = Lazy(r"\bprintf?\b(?:\"[^\"]*\"|[^;\n}\"])*?(?:>>?|\|)\s*(\"([^\"]*)\"|[^\s;}]+)")
+# `w`/`W` after an address (`1w f`, `$w f`, `1!w f`), in a block (`/x/{w f`), after a command
+# or as the flag of `s` (`s/a/b/w f`, `s/a/b/gw f`)
+_SED_WRITE = Lazy(r"(?:^|[;/\s{}$!\d]|/[gpeiImM\d]+)[wW]\s+(\S+)")
+_PATCH_PATH = Lazy(
+    r"(?m)^(?:\+\+\+|---|rename to|rename from|copy to) (\S+)|^diff --git (\S+) (\S+)"
+)
+_DRY_RUNS = frozenset(
+    {"-n", "--dry-run", "--check", "--stat", "--numstat", "--summary", "--abort", "--quit"}
+)
+MAX_PATCH_BYTES = 1 << 20
+
+
+def operand_indexes(argv: tuple[str, ...], with_value: frozenset[str]) -> list[int]:
+    """Indexes of operands (not options or their values), `--` respected."""
+    out: list[int] = []
+    i = 1
+    while i < len(argv):
+        j = min(skip_options(argv, i, with_value), len(argv))  # `cp x -t`: -t has no value
+        if j > i and argv[j - 1] == "--":
+            out += range(j, len(argv))
+            break
+        if j < len(argv):
+            out.append(j)
+        i = j + 1
+    return out
+
+
+def copied(command: SimpleCommand) -> Iterator[Target]:
+    """cp/mv/ln/install/rsync: sources, the destination and what lands in it."""
+    argv, dynamic, name = command.argv, command.dynamic, command.name
+    values = {"rsync": _RSYNC_VALUES, "install": _INSTALL_VALUES}.get(name, _COPY_VALUES)
+    operands = operand_indexes(argv, values)
+    flags = [w for w in argv[1:] if w.startswith("-")]
+    short = "".join(w[1:] for w in flags if not w.startswith("--"))
+    recursive = bool(set(flags) & _RECURSIVE) or bool(set(short) & {"r", "R", "a"})
+    into = _target_directories(argv, values)  # (none for rsync: its `-t` is --times)
+    if not into and len(operands) > 1:  # `ln -s target` links into here; `cp x` is an error
+        last = operands.pop()
+        into = [(last, argv[last])]
+    moved = name in MOVERS or "--remove-source-files" in flags
+    if moved:  # sources moved away or linked to (a copy only reads them)
+        yield from (Target(argv[i], i in dynamic) for i in operands)
+    whole = "T" in short or "--no-target-directory" in flags  # the destination is replaced
+    reach = ANY_ABOVE if recursive or moved else NOT_ABOVE
+    for dest, base in into:
+        yield Target(base, dest in dynamic, ANY_ABOVE if whole else PARENT_ABOVE)
+        for i in operands:  # `cp x dir/` writes dir/x; `cp -r dir/. .` writes into `.` itself
+            landed = posixpath.join(base, posixpath.basename(argv[i]))
+            yield Target(landed, i in dynamic or dest in dynamic, reach)
+
+
+def _target_directories(argv: tuple[str, ...], values: frozenset[str]) -> list[tuple[int, str]]:
+    """Where `-t D`, `-tD`, `-vt D`, `--target-directory D` or `=D` (or an abbreviation such as
+    `--target=D`, which getopt accepts) put the files: the index of the word holding D, and D.
+    In a cluster the first letter that takes a value ends it (`-otom`: owner `tom`)."""
+    out = []
+    for i, word in enumerate(argv[1:], 1):
+        if word == "--":
+            break
+        option, _, value = word.partition("=")
+        if option.startswith("--"):
+            if len(option) > 2 and "--target-directory".startswith(option):
+                out += _value_of(argv, i, value)  # ("" without a `=`)
+            continue
+        for k in range(1, len(word) if word.startswith("-") else 0):
+            if "-" + word[k] in values:
+                out += _value_of(argv, i, word[k + 1 :]) if word[k] == "t" else []
+                break
+    return out
+
+
+def _value_of(argv: tuple[str, ...], i: int, attached: str) -> list[tuple[int, str]]:
+    """The value of the option at `i`: the part `attached` to it, else the next word."""
+    return [(i, attached)] if attached else [(i + 1, w) for w in argv[i + 1 : i + 2]]
+
+
+def found(command: SimpleCommand) -> Iterator[Target]:
+    """find with -delete or a writing -exec: its starting points, and whatever it may reach."""
+    argv = command.argv
+    i = 1  # past find's own options (`-H`, `-L`, `-P`, `-D debug`, `-O3`), not the expression's
+    while i < len(argv) and (argv[i] in ("-H", "-L", "-P", "-D") or argv[i][:2] == "-O"):
+        i += 2 if argv[i] in ("-D", "-O") else 1
+    starts = []
+    while i < len(argv) and not argv[i].startswith(("-", "(", "!", ")", ",")):
+        starts.append(i)
+        i += 1
+    expression = argv[i:]
+    names = [b for a, b in pairs(expression) if a in ("-name", "-iname")]
+    loose = not names or any(
+        w in ("-o", "-or", "-not", "!", ",", "-path", "-wholename", "-regex", "-ipath")
+        for w in expression
+    )
+    restrict = () if loose else tuple(names)  # only an entry such a name fits is at risk
+    for index in starts:
+        yield Target(argv[index], index in command.dynamic, ANY_ABOVE, restrict)
+    if not starts:
+        yield Target(".", False, ANY_ABOVE, restrict)
+
+
+def extracted(command: SimpleCommand) -> Iterator[Target]:
+    """Archive extraction: everything lands in the target directory (default: here)."""
+    argv, name = command.argv, command.name
+    first = argv[1] if len(argv) > 1 else ""
+    if name in ("tar", "bsdtar"):
+        mode = first if not first.startswith("-") else ""
+        letters = mode + "".join(w[1:] for w in argv[1:] if w[:1] == "-" and w[:2] != "--")
+        if "x" not in letters and "--extract" not in argv and "--get" not in argv:
+            return
+        directory = _option_value(argv, ("-C", "--directory"))
+    elif name == "unzip":
+        if any(w in ("-l", "-t", "-v", "-Z", "-p") for w in argv[1:]):
+            return  # lists, tests or prints: extracts nothing
+        directory = _option_value(argv, ("-d",))
+    elif name in ("7z", "7za", "7zr"):
+        if first not in ("x", "e"):
+            return
+        directory = next((w[2:] for w in argv if w.startswith("-o")), None)
+    elif name == "cpio":
+        if not any(w in ("-i", "--extract") or (w[:1] == "-" and "i" in w) for w in argv[1:]):
+            return
+        directory = _option_value(argv, ("-D", "--directory"))
+    elif not first.lstrip("-").startswith("x"):  # ar x, jar x
+        return
+    else:
+        directory = None
+    # The word holding the directory (`-C D`, or `-CD`, `-oD`) is dynamic if it is `$x`, `` `x` ``
+    holders = [k for k, w in enumerate(argv) if k and directory and w.endswith(directory)]
+    yield Target(directory or ".", bool(command.dynamic.intersection(holders)), ANY_ABOVE)
+
+
+def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None:
+    for option, value in pairs(argv):
+        if option in options:
+            return value
+    for word in argv:
+        for option in options:
+            if option.startswith("--") and word.startswith(option + "="):
+                return word.split("=", 1)[1]
+            if not option.startswith("--") and word.startswith(option) and word != option:
+                return word[len(option) :]
+    return None
+
+
+def patched(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+    """git apply/am, patch: the files the patch names (read now), else the whole directory.
+    Other git commands: the paths they are given to check out, restore, remove or clean."""
+    argv, name = command.argv, command.name
+    i = skip_options(argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
+    sub = argv[i] if name == "git" and i < len(argv) else ""
+    if name == "git" and sub not in ("apply", "am"):
+        if sub in ("checkout", "restore", "rm", "mv", "clean", "stash", "reset"):
+            paths = [w for w in argv[i + 1 :] if not w.startswith("-")]
+            if _DRY_RUNS & set(argv):
+                return
+            if sub == "clean" and not paths:
+                yield Target(".", False, ANY_ABOVE)
+            if "--" in argv or sub in ("rm", "mv", "restore", "clean"):
+                yield from (Target(w, False, ANY_ABOVE) for w in paths)
+        return
+    if (_DRY_RUNS if name == "git" else {"--dry-run"}) & set(argv):
+        return
+    directory = _option_value(argv, ("-d", "--directory")) or "."
+    operands = [w for w in argv[(i + 1 if name == "git" else 1) :] if not w.startswith("-")]
+    patch_file = _option_value(argv, ("-i", "--input"))
+    if name == "patch":  # patch [origfile [patchfile]], in `-d DIR` when given
+        # Any word may be the file it writes: the origfile, or after an option's value
+        # (`-p 1 FILE`); and `-o FILE` writes there.
+        output = _option_value(argv, ("-o", "--output"))
+        for word in [*operands, *([output] if output else [])]:
+            for path in dict.fromkeys((word, posixpath.normpath(posixpath.join(directory, word)))):
+                yield Target(path, False, ANY_ABOVE)
+        patch_file = patch_file or (operands[1] if len(operands) > 1 else None)
+        sources = [posixpath.join(directory, patch_file)] if patch_file else []
+    else:
+        sources = operands  # read where git runs: `--directory` prefixes the paths inside
+    texts = [_read_patch(source, cwd) for source in sources]
+    if not sources:
+        texts = [_stdin_text(command, cwd)]
+    if any(text is None for text in texts):
+        yield Target(directory, False, ANY_ABOVE)  # cannot read it: it may write anywhere here
+        return
+    for text in texts:
+        for found in _PATCH_PATH.finditer(text or ""):
+            for path in (p for p in found.groups() if p and p != "/dev/null"):
+                yield Target(posixpath.join(directory, path), False, ANY_ABOVE)
+                yield Target(posixpath.join(directory, path.partition("/")[2]), False, ANY_ABOVE)
+
+
+def _read_patch(path: str, cwd: str | None) -> str | None:
+    """The patch's text as the agent's command would read it (relative to its directory, not
+    the hook's), or None when that cannot be read whole (missing, or over the size a hook call
+    can afford to read): the caller fails closed."""
+    if not posixpath.isabs(path):
+        if cwd is None:
+            return None
+        path = posixpath.join(cwd, path)
+    try:
+        with open(path, "rb") as file:
+            data = file.read(MAX_PATCH_BYTES + 1)
+    except OSError:
+        return None
+    return None if len(data) > MAX_PATCH_BYTES else data.decode("utf-8", "replace")
+
+
+def _stdin_text(command: SimpleCommand, cwd: str | None) -> str | None:
+    for redirect in command.redirects:
+        if redirect.op in ("<<", "<<-"):
+            return redirect.body
+        if redirect.op == "<<<":
+            return redirect.target
+        if redirect.op == "<" and not redirect.dynamic:
+            return _read_patch(redirect.target, cwd)
+    return None  # a pipe: unknown
+
+
+def script_outputs(command: SimpleCommand) -> Iterator[Target]:
+    """Files written by a sed `w` command or an awk print redirection."""
+    name = command.name
+    if name == "sed":
+        for text in command.argv[1:]:
+            yield from (Target(m[1], "$" in m[1], NOT_ABOVE) for m in _SED_WRITE.finditer(text))
+    elif name in ("awk", "gawk", "mawk", "nawk"):  # (`busybox awk` is unwrapped to awk)
+        argv = command.argv
+        included = [b for a, b in pairs(argv) if a in ("-i", "--include")]
+        included += [w[2:] for w in argv if w.startswith("-i")]  # `-iinplace`
+        included += [w[10:] for w in argv if w.startswith("--include=")]
+        inplace = bool({"inplace", "inplace.awk"} & set(included))
+        # Every word: the program is the first operand, or the value of gawk's `-e`/`--source`
+        # (`-e PROG`, `--source=PROG`); a file whose name reads like a redirection costs a denial.
+        for text in command.argv[1:]:
+            for found in _AWK_OUTPUT.finditer(text):
+                literal = found[2]
+                written = literal if literal is not None else found[1]
+                yield Target(written, literal is None, NOT_ABOVE)
+        if inplace:
+            yield from (Target(w, k in command.dynamic) for k, w in enumerate(command.argv))
