@@ -406,6 +406,8 @@ class _Lexer:
             if c in "<>" and self.i == start:  # process substitution <(...) / >(...)
                 self.i += 1
                 _add(pieces, c + self._expansion(subs), _EXPANDED)
+            elif c == "(" and pieces and pieces[-1][1] == _PLAIN and pieces[-1][0][-1:] in _EXTGLOB:
+                _add(pieces, self._extglob(), _PLAIN)  # `.@(claude)`, `!(*.py)`: a pattern
             elif c in _META:
                 break
             elif c == "\\":
@@ -440,6 +442,20 @@ class _Lexer:
                 self.i = end
         text = "".join(piece for piece, _ in pieces)
         return _Word(text, s[start : self.i], tuple(subs), quoted, tuple(pieces))
+
+    def _extglob(self) -> str:
+        """The parenthesised part of an extended glob, as written (bash reads it as part of
+        the word when extglob is on; off, the line is a syntax error, so reading it so is safe)."""
+        s, depth, j = self.s, 0, self.i
+        while j < len(s):
+            depth += (s[j] == "(") - (s[j] == ")")
+            j += 1 + (s[j] == "\\")
+            if depth == 0:
+                break
+        if depth:
+            raise _CannotParse("unterminated extended glob")
+        text, self.i = s[self.i : j], j
+        return text
 
     def _ansi_c(self) -> str:
         s, j = self.s, self.i + 2
@@ -684,7 +700,8 @@ def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
     return [_field(expanded, assignment) for expanded in _braces(atoms)]
 
 
-_SPECIAL = frozenset("~*?[{=")  # what makes a plain word need more than its text
+_SPECIAL = frozenset("~*?[{=(")  # what makes a plain word need more than its text
+_EXTGLOB = frozenset("?*+@!")  # before `(`: an extended glob
 _SEQUENCE = Lazy(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
 
 
@@ -794,7 +811,7 @@ def _tilde(text: str, ends: bool) -> tuple[str, bool]:
 
 def _is_glob(text: str, following: list[_Piece]) -> bool:
     """Whether unquoted `text` makes its word a pattern: `*`, `?`, or `[` with a `]` later."""
-    if "*" in text or "?" in text:
+    if "*" in text or "?" in text or "(" in text:  # (an extended glob: `@(x)`, `+(x)`)
         return True
     bracket = text.find("[")
     return bracket >= 0 and "]" in (text + "".join(t for t, _ in following))[bracket + 2 :]
