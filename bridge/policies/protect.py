@@ -285,7 +285,7 @@ class _Protection:
             ):
                 return entry.spec
             if any(entry.beneath(fixed, deep) for fixed, deep in crowded):
-                return entry.spec
+                return _Crowded(entry.spec)
         return None
 
     @staticmethod
@@ -321,6 +321,18 @@ class _Protection:
             if len(found) > _MAX_GLOB_MATCHES:
                 return found
         return [f for f in found if posixpath.lexists(f)]
+
+
+class _Crowded(str):
+    """An entry hit by a glob too large to expand: shown with the bound that was met."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return (
+            f"{str.__repr__(self)} (a glob past {_MAX_GLOB_MATCHES} matches or "
+            f"{_MAX_GLOB_ENTRIES} directory entries read counts as all below its fixed part)"
+        )
 
 
 def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
@@ -665,6 +677,7 @@ class _Bash:
             if reason is not None:
                 reason = reason.removeprefix(self.label + ": ")
                 return f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {reason}"
+            return None  # what the alias stands for was judged in full
         copy = tripwire.runs_a_copy(command, self._here(), self.strict.env)
         if copy is not None:
             return (
@@ -683,15 +696,16 @@ class _Bash:
         if tripwire.read_only(command):
             return None
         name = command.name
-        whole = name == "git" or name not in _READ_CLOSELY | SCRIPTED | WRITERS
+        modeled = _READ_CLOSELY | SCRIPTED | WRITERS | tripwire.MODELED
+        whole = not tripwire.git_modeled(command) if name == "git" else name not in modeled
         inline = _code_texts(command)  # read as code by _program and _written
         found = list(tripwire.loose_words(command, whole, inline))
-        if name in ("tar", "bsdtar") and (archive := tripwire.tar_archive(command)):
-            found.append((archive, False))
+        found += tripwire.written_by_model(command)
+        level = NOT_ABOVE if name in tripwire.CREATORS else PARENT_ABOVE
         for text, dynamic in found:
             candidates = self._resolve(Target(text, dynamic)) if dynamic else [text]
             for path in candidates or ():
-                spec = self._hit(self.writes, path, PARENT_ABOVE)
+                spec = self._hit(self.writes, path, level)
                 if spec is not None:
                     return (
                         f"{self.label}: `{shown}` may write to {path}, which matches protected "

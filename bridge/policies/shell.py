@@ -222,6 +222,7 @@ def bash_script(tool_input: Mapping[str, object]) -> Script | str:
 
 def parse(command: str) -> Script | Unparseable:
     """The command line as a `Script`, or why it cannot be read safely."""
+    _expanded[0] = 0
     try:
         return _parse(command, 0)
     except _CannotParse as error:
@@ -679,6 +680,8 @@ def _redirect(op: str, fd: str, target: _Word, body: str | None) -> Redirect:
 
 _MAX_FIELDS = 1024
 _MAX_BRACES = 128
+_MAX_LINE_FIELDS = 2048
+_expanded = [0]  # words brace expansion made in the line being parsed (parse resets it)
 
 
 def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
@@ -697,7 +700,11 @@ def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
         atoms += [(part, kind) for part in parts if part]
     if sum(atom == ("{", _PLAIN) for atom in atoms) > _MAX_BRACES:
         raise _CannotParse(f"more than {_MAX_BRACES} braces in one word")
-    return [_field(expanded, assignment) for expanded in _braces(atoms)]
+    expanded = _braces(atoms)
+    _expanded[0] += len(expanded)
+    if _expanded[0] > _MAX_LINE_FIELDS:  # each word is judged: bound the line's work too
+        raise _CannotParse(f"brace expansion makes more than {_MAX_LINE_FIELDS} words in one line")
+    return [_field(pieces, assignment) for pieces in expanded]
 
 
 _SPECIAL = frozenset("~*?[{=(")  # what makes a plain word need more than its text

@@ -44,7 +44,13 @@ READ_UNLESS = {
     "date": ("-s", "--set"),
     "hostname": ("-F", "--file"),
 }
+READ_UNLESS["uniq"] = ()
 TWO_OPERANDS_WRITE = frozenset({"uniq", "xxd"})
+# Commands that make what they name and never change what exists: only an exact hit counts.
+CREATORS = frozenset({"mkdir"})
+# Commands whose writes are read from their syntax (`written_by_model`): what else they name
+# they only read.
+MODELED = frozenset({"zip", "cmake", "tar", "bsdtar"})
 # Git verbs that only read the work tree, unless an option writes a file or runs code.
 GIT_READ_VERBS = frozenset(
     {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "describe"}
@@ -89,6 +95,9 @@ _EXTGLOB = Lazy(r"[?*+@!]\([^()]*\)")
 def read_only(command: SimpleCommand) -> bool:
     """Whether a command the quick allow-list left out still only reads (`sort F`, `git log`)."""
     name, argv = command.name, command.argv
+    if name.startswith("python") and argv[1:3] == ("-m", "json.tool"):
+        operands = [w for w in argv[3:] if not w.startswith("-")]
+        return len(operands) <= 1  # `json.tool IN OUT` writes OUT
     if name in READ_UNLESS:
         options = READ_UNLESS[name]
         if any(w.startswith(options) for w in argv[1:]):
@@ -152,6 +161,34 @@ def loose_words(
 
 def _path_like(token: str) -> bool:
     return bool(token) and ("/" in token or "." in token or "~" in token)
+
+
+def git_modeled(command: SimpleCommand) -> bool:
+    """Whether bridge.policies.writes reads what this git verb writes in the work tree."""
+    from bridge.policies.writes import GIT_MODELED
+
+    return git_verb(command.argv) in GIT_MODELED
+
+
+def written_by_model(command: SimpleCommand) -> list[tuple[str, bool]]:
+    """What zip, `cmake -E`, and tar outside extraction write (their other words are read)."""
+    name, argv, dynamic = command.name, command.argv, command.dynamic
+    operands = [(w, i in dynamic) for i, w in enumerate(argv) if i and not w.startswith("-")]
+    if name in ("tar", "bsdtar"):
+        archive = tar_archive(command)
+        return [(archive, False)] if archive else []
+    if name == "zip":
+        out = [(b, False) for a, b in pairs(argv) if a in ("-O", "--output-file")]
+        return out + operands[:1]
+    if name == "cmake" and "-E" in argv:
+        tool = argv[argv.index("-E") + 1 : argv.index("-E") + 2]
+        operands = [(w, d) for w, d in operands if w not in tool]
+        if tool and tool[0] in ("copy", "copy_if_different", "copy_directory", "create_symlink"):
+            return operands[-1:]
+        if tool and tool[0] in ("echo", "cat", "md5sum", "sha256sum", "compare_files", "env"):
+            return []
+        return operands
+    return []
 
 
 def tar_archive(command: SimpleCommand) -> str | None:
@@ -251,6 +288,10 @@ def codes(
                     yield f"{name} -ex", text[1:]
                 else:
                     yield f"{name} -ex", rest if head in ("shell", "platform") else None
+    elif name == "zip":
+        for option, value in pairs(argv):
+            if option in ("-TT", "--unzip-command"):
+                yield "zip -TT", value
     elif name in ("tar", "bsdtar"):
         for i, word in enumerate(argv[1:], 1):
             if word.startswith(_TAR_CODE):

@@ -275,6 +275,8 @@ _GIT_PATH_VERBS = frozenset({"checkout", "restore", "rm", "mv", "clean", "checko
 _GIT_MOVING_VERBS = frozenset(
     {"switch", "merge", "rebase", "cherry-pick", "revert", "pull", "am", "bisect"}
 )  # they move HEAD and rewrite the tracked files that differ
+GIT_MODELED = _GIT_PATH_VERBS | _GIT_MOVING_VERBS | {"reset", "stash", "read-tree", "worktree"}
+GIT_MODELED |= {"sparse-checkout", "apply", "am"}
 _GIT_DRY = {"clean": ("-n", "--dry-run"), "rm": ("-n", "--dry-run"), "mv": ("-n", "--dry-run")}
 _GIT_VALUES = frozenset(
     {"-b", "-B", "-c", "-C", "--orphan", "-s", "--source", "-m", "--message", "-e", "--exclude"}
