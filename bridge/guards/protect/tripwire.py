@@ -1,7 +1,7 @@
 """Self-protection's reading of commands it does not know: the text judgement (the "tripwire")
 for where Claude Code's sandbox is absent.
 
-`bridge.policies.protect` keeps a short allow-list of commands that only read or print and
+`bridge.guards.protect.protect` keeps a short allow-list of commands that only read or print and
 loads this module for any other command in a self-protection judgement. Here:
 
 - every word of a command not known to be read-only counts as a path it may write (`sort -o F`,
@@ -22,14 +22,14 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.policies.lazyre import Lazy
-from bridge.policies.shell import SHELLS, pairs, skip_options
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import SHELLS, pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-    from bridge.policies.shell import SimpleCommand
+    from bridge.shell.syntax import SimpleCommand
 
 # Readers with options that make them write a file or run code: name -> those options (a
 # word starting with one of them). `uniq IN OUT` and `xxd IN OUT` write their second operand.
@@ -164,8 +164,8 @@ def _path_like(token: str) -> bool:
 
 
 def git_modeled(command: SimpleCommand) -> bool:
-    """Whether bridge.policies.writes reads what this git verb writes in the work tree."""
-    from bridge.policies.writes import GIT_MODELED
+    """Whether bridge.guards.protect.writes reads what this git verb writes in the work tree."""
+    from bridge.guards.protect.writes import GIT_MODELED
 
     return git_verb(command.argv) in GIT_MODELED
 
@@ -302,7 +302,7 @@ def codes(
 
 def _reads_code_from_stdin(name: str, argv: tuple[str, ...]) -> bool:
     """`. /dev/stdin`, `source /proc/self/fd/0`, `bash /dev/stdin` (the shell's `-s` and `-`
-    forms are read by bridge.policies.shell)."""
+    forms are read by bridge.shell.syntax)."""
     if name in (".", "source"):
         return argv[1:2] != () and argv[1] in STDIN_FILES
     return name in SHELLS and any(w in STDIN_FILES - {"-"} for w in argv[1:])

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from itertools import product
 
-from bridge.policies.lazyre import Lazy
-from bridge.policies.shell import Script, Unparseable, parse
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import Script, Unparseable, parse
 
 _ASSIGNMENT = Lazy(r"(?s)([A-Za-z_][A-Za-z0-9_]*)=(.*)")
 _DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
