@@ -136,6 +136,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "caffeinate": ("-t -w", 0),
     **dict.fromkeys(_PLAIN_WRAPPERS, ("", 0)),
 }
+_ASSIGNING = frozenset({"env", "sudo", "doas"})  # `sudo VAR=value cmd` sets VAR for cmd
 _APPENDERS = frozenset({"xargs", "parallel"})  # wrappers that add arguments read at run time
 _RUN_WITH_SHELL = frozenset({"flock", "script"})  # `flock FILE -c CODE`, `script -c CODE`
 _UNWRAPPED = _WRAPPERS.keys() | _RUN_WITH_SHELL
@@ -852,7 +853,7 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
         i = skip_options(argv, 1, frozenset(with_value.split()))
         if name == "command" and any("v" in a.lower() for a in argv[1:i] if a[:2] != "--"):
             return argv  # `command -v x` looks x up, it does not run it
-        while name == "env" and i < len(argv) and _is_assignment(argv[i]):
+        while name in _ASSIGNING and i < len(argv) and _is_assignment(argv[i]):
             i += 1
         argv = argv[i + positionals :]
     return argv

@@ -417,7 +417,7 @@ def self_protection_guard(
             return None
         script = bash_script(execution.input)
         if isinstance(script, str):
-            return script
+            return f"{SELF_PROTECTION}: {script}"
         text = str(execution.input.get("command", ""))
         return _Bash(writes, sealed, execution.cwd, context).judge(script, text)
 
@@ -458,6 +458,7 @@ class _Bash:
         self.aliases: dict[str, str | None] = {}
         self.cdpath: list[str] | None = []  # None: set to something only known when it runs
         self.nocase = False
+        self.git_env: dict[str, str] = {}  # GIT_DIR/GIT_WORK_TREE the line exports
 
     def judge(self, script: Script, text: str) -> str | None:
         """The objection to a parsed command line (`text`: its source, to put variables in)."""
@@ -481,7 +482,7 @@ class _Bash:
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
                 return reason
-            for target in _written(command, self._here() or None):
+            for target in _written(command, self._here() or None, self.git_env):
                 candidates = self._resolve(target)
                 if candidates is None:
                     if self.strict is not None:
@@ -570,6 +571,11 @@ class _Bash:
                         self.aliases[name] = None if i in command.dynamic else value
             elif command.name == "shopt" and "-s" in argv and "nocaseglob" in argv:
                 self.nocase = True
+            if command.name in _DECLARERS:
+                for word in command.argv[1:]:
+                    name, equals, value = word.partition("=")
+                    if equals and name in ("GIT_DIR", "GIT_WORK_TREE"):
+                        self.git_env[name] = value
             for word in command.words:
                 if word.startswith("CDPATH="):
                     value = word[7:]
@@ -908,7 +914,9 @@ def _show(command: SimpleCommand) -> str:
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
-def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+def _written(
+    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str] | None = None
+) -> Iterator[Target]:
     """Paths the command may write: redirections, and the words of writing commands (`cwd`:
     where the agent's command runs, None when a `cd` made it unknown)."""
     yield from (Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
@@ -916,7 +924,7 @@ def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     name = command.name
     if name in _READ_CLOSELY or (name == "git" and not _git_reads(command)):
         if name != "find" or _writes_files(command):
-            yield from _read_closely(command, cwd)
+            yield from _read_closely(command, cwd, git_env or {})
     elif _writes_files(command):
         for i, word in enumerate(argv[1:], 1):
             yield from (Target(w, i in dynamic) for w in _words((word,)))
@@ -936,7 +944,9 @@ def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     )
 
 
-def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+def _read_closely(
+    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str]
+) -> Iterator[Target]:
     """What a copy, move, find, extraction or patch writes: `bridge.guards.protect.writes`, loaded
     only for a line holding one (most lines write nothing)."""
     from bridge.guards.protect import writes
@@ -949,7 +959,7 @@ def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     elif name in EXTRACTORS:
         yield from writes.extracted(command)
     else:  # git (a subcommand that may write), patch
-        yield from writes.patched(command, cwd)
+        yield from writes.patched(command, cwd, git_env)
 
 
 def _code_texts(command: SimpleCommand) -> tuple[str, ...]:

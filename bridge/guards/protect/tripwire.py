@@ -238,9 +238,10 @@ def codes(
     elif name == "coproc" and len(argv) > 1:
         import shlex
 
-        yield "coproc", shlex.join(argv[1:])
-        if len(argv) > 2:
-            yield "coproc", shlex.join(argv[2:])
+        inner = [w for w in argv[1:] if w not in ("{", "}")]  # `coproc NAME { ...; }`
+        yield "coproc", shlex.join(inner)
+        if len(inner) > 1:
+            yield "coproc", shlex.join(inner[1:])
     elif name in ("mapfile", "readarray"):
         for option, value in pairs(argv):
             if option == "-C":

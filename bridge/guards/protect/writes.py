@@ -18,7 +18,7 @@ from bridge.shell.syntax import pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from bridge.shell.syntax import SimpleCommand
 
@@ -179,14 +179,16 @@ def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None
     return None
 
 
-def patched(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+def patched(
+    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str] | None = None
+) -> Iterator[Target]:
     """git apply/am, patch: the files the patch names (read now), else the whole directory.
     Other git commands: the paths they are given to check out, restore, remove or clean."""
     argv, name = command.argv, command.name
     i = skip_options(argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
     sub = argv[i] if name == "git" and i < len(argv) else ""
     if name == "git" and sub not in ("apply", "am"):
-        yield from git_work_tree(command, cwd, {})
+        yield from git_work_tree(command, cwd, git_env or {})
         return
     if name == "git" and "--cached" in argv:  # `git apply --cached`: the index only
         return
@@ -286,7 +288,7 @@ _TRACKED_MARKS = (b".claude/settings", b".claude/ccbridge", b"ccbridge/")
 
 
 def git_work_tree(
-    command: SimpleCommand, cwd: str | None, assigned: dict[str, str]
+    command: SimpleCommand, cwd: str | None, assigned: Mapping[str, str]
 ) -> Iterator[Target]:
     """What a git command may rewrite in a work tree: the paths it is given (`.` and the
     directories above included), the whole tree for `reset --hard`, `stash`, `checkout -f`,
@@ -358,15 +360,18 @@ def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]
             operands.append(word)
     force = bool(flags & {"-f", "--force", "--discard-changes", "-m", "--merge", "--hard"})
     if verb == "restore":
-        staged = bool(flags & {"-S", "--staged"}) or any(f[1:2] != "-" and "S" in f for f in flags)
-        worktree = bool(flags & {"-W", "--worktree"})
+        short = "".join(f[1:] for f in flags if f[1:2] != "-")
+        staged = "--staged" in flags or "S" in short
+        worktree = "--worktree" in flags or "W" in short
         return (None, "") if staged and not worktree else (operands, "")
     if verb == "rm":
         return (None, "") if "--cached" in flags else (operands, "")
     if verb in ("mv", "clean"):
         return operands or ["."], ""
-    if verb == "checkout-index":
-        return operands, "all" if flags & {"-a", "--all"} else ""
+    if verb == "checkout-index":  # `--prefix=D/` writes the files under D
+        prefixes = [f.split("=", 1)[1] for f in flags if f.startswith("--prefix=")]
+        prefixes += [b for a, b in pairs(rest) if a == "--prefix"]
+        return [*operands, *prefixes], "all" if flags & {"-a", "--all"} else ""
     if verb == "checkout":
         created = any(f in ("-b", "-B", "--orphan") or f.startswith(("-b", "-B")) for f in flags)
         if created and len(operands) <= 1 and "--" not in rest:
