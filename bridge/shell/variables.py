@@ -140,9 +140,7 @@ def _quoted_value(value: str) -> str:
 
 def _fields(value: str) -> str:
     """An unquoted expansion's fields as words: each quoted but for its glob characters."""
-    fields = value.split()
-    if not fields:
-        return "''" if not value else ""
+    fields = value.split()  # no field (empty or blank): the word goes, as in bash
     return " ".join(_quote_field(field) for field in fields)
 
 
