@@ -427,6 +427,10 @@ REFUSED += [
     "tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf .claude'",
     "watch -n 1 'rm -rf .claude'",
     "awk 'BEGIN{system(\"rm -rf .claude\")}'",
+    "screen -dm sh -c 'rm -rf .claude'",
+    "git rebase -x 'rm -rf .claude' HEAD~1",
+    "PAGER='rm -rf .claude' git log",
+    "GIT_PAGER='rm -rf .claude' git log",
 ]
 # ccbridge under another name, recognised by what it is.
 REFUSED += [
@@ -455,6 +459,8 @@ REFUSED += [
     "git reset --hard",
     "git reset --hard HEAD~1",
     "git reset --merge",
+    "git reset --keep HEAD~1",
+    "git stash apply",
     "git restore .",
     "git restore -SW .",
     "git restore --worktree .claude",

@@ -32,13 +32,18 @@ protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...). Inline interpreter 
 -c`, `perl -e`, `node -e`, `ruby -e`, here-documents) is denied when it imports `bridge` or uses
 `runpy`, shells out to a command denied here (`subprocess.run(['ccbridge', 'run'])`), names a
 protected path literally, or can write files (`open`, `write`, `rename`, `sqlite3` ...) and
-mentions one of those pieces.
+mentions one of those pieces. Any command outside a short allow-list of readers is read by
+`bridge.guards.protect.tripwire`: its every word counts as a path it may write, the code it
+hands on (`trap`, `env -S`, `git -c core.*`, `*_EDITOR` ...) is judged as commands, and a
+program running `run`/`install`/`uninstall` is looked at on disk (a copy of ccbridge under
+another name). Git verbs are read by what they do to the work tree (`bridge.guards.protect.
+writes.git_work_tree`): paths given or implied, the whole tree for `reset --hard` or `stash`,
+and for the verbs that move HEAD when a settings file is tracked there.
 
 Not covered, by design of a text judgement: a program that computes a protected path itself
 (a script file the agent wrote and then runs, code piped into an interpreter, inline code that
-assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary), and git
-operations that rewrite tracked files from history (`git checkout BRANCH`, `git reset --hard`).
-The hard boundary is Claude Code's sandbox; see docs/guarantees.md.
+assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary).
+The hard boundary is Claude Code's sandbox; see docs/guarantees.md and docs/tripwire.md.
 """
 
 from __future__ import annotations
