@@ -59,6 +59,13 @@ def _git(project: Path, *args: str) -> None:
     )
 
 
+def _tracked(project: Path) -> None:
+    """A work tree whose index lists the settings file."""
+    _git(project, "init", "-q", "-b", "main")
+    _git(project, "add", ".claude/settings.json")
+    _git(project, "commit", "-qm", "settings")
+
+
 # -- ccbridge under another name, over two calls: the second call's file exists then
 
 
@@ -156,9 +163,7 @@ def test_index_only_and_dry_runs_pass_in_a_tracked_tree(
     world: tuple[Path, dict[str, str], Judge], command: str
 ) -> None:
     project, _, judge = world
-    _git(project, "init", "-q", "-b", "main")
-    _git(project, "add", ".claude/settings.json")
-    _git(project, "commit", "-qm", "settings")
+    _tracked(project)
     assert judge(command) is None
 
 
@@ -166,9 +171,7 @@ def test_a_worktree_whose_git_is_a_file_is_followed(
     world: tuple[Path, dict[str, str], Judge], tmp_path: Path
 ) -> None:
     project, _, judge = world
-    _git(project, "init", "-q", "-b", "main")
-    _git(project, "add", ".claude/settings.json")
-    _git(project, "commit", "-qm", "settings")
+    _tracked(project)
     linked = tmp_path / "linked"
     _git(project, "worktree", "add", "-q", "-b", "side", str(linked))
     (linked / "src").mkdir()
