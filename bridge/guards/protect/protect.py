@@ -55,6 +55,7 @@ from bridge.guards.protect.write_target import (
     ANY_ABOVE,
     MOVERS,
     NOT_ABOVE,
+    PARENT_ABOVE,
     Target,
 )
 from bridge.paths import CC_SETTINGS_PATTERNS
@@ -660,10 +661,83 @@ class _Bash:
                     )
         reason = self._program(command)
         if reason is None and not _quick_read(command):
-            from bridge.guards.protect.tripwire import objection
-
-            reason = objection(self, command, script)
+            reason = self._tripwire(command, script)
         return reason or self._unknown_words(command, script)
+
+    def _tripwire(self, command: SimpleCommand, script: Script) -> str | None:
+        """A command not on the quick allow-list: aliases, code it hands on, a copy of ccbridge,
+        and every word it may write (`bridge.guards.protect.tripwire`)."""
+        from bridge.guards.protect import tripwire
+
+        assert self.strict is not None
+        shown = _show(command)
+        if command.argv and command.argv[0] in self.aliases:
+            value = self.aliases[command.argv[0]]
+            if value is None or self.depth > 4:
+                return self._runtime_code(command, script, f"alias {command.argv[0]}")
+            import shlex
+
+            reason = self._code(f"{value} {shlex.join(command.argv[1:])}")
+            if reason is not None:
+                reason = reason.removeprefix(self.label + ": ")
+                return f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {reason}"
+            return None  # what the alias stands for was judged in full
+        copy = tripwire.runs_a_copy(command, self._here(), self.strict.env)
+        if copy is not None:
+            return (
+                f"{self.label}: `{shown}` may run ccbridge under another name ({copy}); the "
+                "agent may not run `ccbridge run`, `install` or `uninstall`"
+            )
+        for what, code in tripwire.codes(command, _assignments(command)):
+            if code is None or self.depth > 4:
+                if reason := self._runtime_code(command, script, what):
+                    return reason
+                continue
+            reason = self._code(code)
+            if reason is not None:  # (a reason of a nested command names that command)
+                prefixed = reason.startswith(self.label)
+                return reason if prefixed else f"{self.label}: `{shown}` runs {what}: {reason}"
+        if tripwire.read_only(command):
+            return None
+        name = command.name
+        modeled = _READ_CLOSELY | SCRIPTED | WRITERS | tripwire.MODELED
+        whole = not tripwire.git_modeled(command) if name == "git" else name not in modeled
+        inline = _code_texts(command)  # read as code by _program and _written
+        found = list(tripwire.loose_words(command, whole, inline))
+        found += tripwire.written_by_model(command)
+        level = NOT_ABOVE if name in tripwire.CREATORS else PARENT_ABOVE
+        for text, dynamic in found:
+            candidates = self._resolve(Target(text, dynamic)) if dynamic else [text]
+            for path in candidates or ():
+                spec = self._hit(self.writes, path, level)
+                if spec is not None:
+                    return (
+                        f"{self.label}: `{shown}` may write to {path}, which matches protected "
+                        f"{spec!r} ({name or 'the command'} is not known to only read)"
+                    )
+        return None
+
+    def _code(self, code: str) -> str | None:
+        self.depth += 1
+        try:
+            parsed = parse(code)
+            if isinstance(parsed, Unparseable):
+                return f"cannot read it ({parsed.reason})"
+            return self.judge(parsed, code)
+        finally:
+            self.depth -= 1
+
+    def _runtime_code(self, command: SimpleCommand, script: Script, what: str) -> str | None:
+        """Code only known when it runs: a possible write, in a line naming protected bits."""
+        assert self.strict is not None
+        text = _source(script)
+        hint = next((name for name in sorted(self.strict.names) if name in text), None)
+        if hint is None:
+            return None
+        return (
+            f"{self.label}: cannot tell what `{_show(command)}` runs through {what}: its code is "
+            f"only known when it runs, in a command line that mentions {hint}"
+        )
 
     def _program(self, command: SimpleCommand) -> str | None:
         """The code an interpreter runs: unknown, or touching what is protected."""
@@ -746,6 +820,20 @@ def _quick_read(command: SimpleCommand) -> bool:
     if command.name in _DECLARERS:
         return not any("=" in w for w in command.argv[1:])
     return command.name in _READERS and command.name not in ("env", "export")
+
+
+def _assignments(command: SimpleCommand) -> dict[str, str | None]:
+    """Variables set for (or by) the command: NAME=VALUE in front of it, behind a wrapper
+    (`env X=1`), or as arguments of export/declare; None when the value is computed."""
+    words = command.words[: len(command.words) - len(command.argv)]
+    if command.name in _DECLARERS:
+        words = command.argv[1:]
+    found: dict[str, str | None] = {}
+    for word in words:
+        name, equals, value = word.partition("=")
+        if equals and name.replace("_", "a").isalnum() and not name[:1].isdigit():
+            found[name] = None if ("$" in value or "`" in value) else value
+    return found
 
 
 def _source(script: Script) -> str:

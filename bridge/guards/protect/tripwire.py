@@ -22,16 +22,14 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.guards.protect.write_target import NOT_ABOVE, PARENT_ABOVE, Target
 from bridge.shell.lazyre import Lazy
-from bridge.shell.syntax import SHELLS, Unparseable, pairs, parse, skip_options
+from bridge.shell.syntax import SHELLS, pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping
 
-    from bridge.guards.protect.protect import _Bash
-    from bridge.shell.syntax import Script, SimpleCommand
+    from bridge.shell.syntax import SimpleCommand
 
 # Readers with options that make them write a file or run code: name -> those options (a
 # word starting with one of them). `uniq IN OUT` and `xxd IN OUT` write their second operand.
@@ -92,103 +90,6 @@ _SED_EXEC = Lazy(
 _AWK_CODE = Lazy(r"\bsystem\s*\(\s*(?:\"([^\"]*)\"\s*\))?|\|\s*(?:\"([^\"]*)\")?|\"([^\"]*)\"\s*\|")
 _TOKENS = Lazy(r"[\s'\"`()\[\]{},;:<>|&=]+")
 _EXTGLOB = Lazy(r"[?*+@!]\([^()]*\)")
-
-
-def objection(bash: _Bash, command: SimpleCommand, script: Script) -> str | None:
-    """Self-protection's objection to a command not on the quick allow-list of readers: what an
-    alias of the line stands for, code it hands on, a copy of ccbridge, every word it may write."""
-    from bridge.guards.protect import protect as p
-
-    assert bash.strict is not None
-    shown, label = p._show(command), bash.label
-    if command.argv and command.argv[0] in bash.aliases:
-        value = bash.aliases[command.argv[0]]
-        if value is None or bash.depth > 4:
-            return _runtime_code(bash, command, script, f"alias {command.argv[0]}")
-        import shlex
-
-        reason = _code(bash, f"{value} {shlex.join(command.argv[1:])}")
-        if reason is not None:
-            reason = reason.removeprefix(label + ": ")
-            return f"{label}: `{shown}` runs alias {command.argv[0]}={value!r}: {reason}"
-        return None  # what the alias stands for was judged in full
-    copy = runs_a_copy(command, bash._here(), bash.strict.env)
-    if copy is not None:
-        return (
-            f"{label}: `{shown}` may run ccbridge under another name ({copy}); the "
-            "agent may not run `ccbridge run`, `install` or `uninstall`"
-        )
-    for what, code in codes(command, assignments(command)):
-        if code is None or bash.depth > 4:
-            if reason := _runtime_code(bash, command, script, what):
-                return reason
-            continue
-        reason = _code(bash, code)
-        if reason is not None:  # (a reason of a nested command names that command)
-            prefixed = reason.startswith(label)
-            return reason if prefixed else f"{label}: `{shown}` runs {what}: {reason}"
-    if read_only(command):
-        return None
-    name = command.name
-    modeled = p._READ_CLOSELY | p.SCRIPTED | p.WRITERS | MODELED
-    whole = not git_modeled(command) if name == "git" else name not in modeled
-    inline = p._code_texts(command)  # read as code by _program and _written
-    found = list(loose_words(command, whole, inline))
-    found += written_by_model(command)
-    level = NOT_ABOVE if name in CREATORS else PARENT_ABOVE
-    for text, dynamic in found:
-        candidates = bash._resolve(Target(text, dynamic)) if dynamic else [text]
-        for path in candidates or ():
-            spec = bash._hit(bash.writes, path, level)
-            if spec is not None:
-                return (
-                    f"{label}: `{shown}` may write to {path}, which matches protected "
-                    f"{spec!r} ({name or 'the command'} is not known to only read)"
-                )
-    return None
-
-
-def _code(bash: _Bash, code: str) -> str | None:
-    bash.depth += 1
-    try:
-        parsed = parse(code)
-        if isinstance(parsed, Unparseable):
-            return f"cannot read it ({parsed.reason})"
-        return bash.judge(parsed, code)
-    finally:
-        bash.depth -= 1
-
-
-def _runtime_code(bash: _Bash, command: SimpleCommand, script: Script, what: str) -> str | None:
-    """Code only known when it runs: a possible write, in a line naming protected bits."""
-    from bridge.guards.protect import protect as p
-
-    assert bash.strict is not None
-    text = p._source(script)
-    hint = next((name for name in sorted(bash.strict.names) if name in text), None)
-    if hint is None:
-        return None
-    return (
-        f"{bash.label}: cannot tell what `{p._show(command)}` runs through {what}: its code is "
-        f"only known when it runs, in a command line that mentions {hint}"
-    )
-
-
-def assignments(command: SimpleCommand) -> dict[str, str | None]:
-    """Variables set for (or by) the command: NAME=VALUE in front of it, behind a wrapper
-    (`env X=1`), or as arguments of export/declare; None when the value is computed."""
-    words = command.words[: len(command.words) - len(command.argv)]
-    if command.name in _DECLARERS:
-        words = command.argv[1:]
-    found: dict[str, str | None] = {}
-    for word in words:
-        name, equals, value = word.partition("=")
-        if equals and name.replace("_", "a").isalnum() and not name[:1].isdigit():
-            found[name] = None if ("$" in value or "`" in value) else value
-    return found
-
-
-_DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
 
 
 def read_only(command: SimpleCommand) -> bool:
