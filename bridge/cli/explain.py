@@ -35,7 +35,7 @@ def explain(as_json: bool, config: str | None) -> None:
              "tool_input":{"command":"rm -rf /"},"session_id":"s","cwd":"."}' \\
         | ccbridge explain
     """
-    from bridge.config.compiled import Cache, load
+    from bridge.config.compiled import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.explain import render, trace
     from bridge.main import failure_answer, hint_on_terminal
@@ -48,10 +48,11 @@ def explain(as_json: bool, config: str | None) -> None:
         event = read_event(sys.stdin.buffer)
     except EventError as problem:
         raise click.ClickException(f"{problem} (`ccbridge run` would deny this)") from None
-    paths, how = find_config(config, env, project_dir(env, event.cwd))
+    project = project_dir(env, event.cwd)
+    paths, how = find_config(config, env, project)
     report, error = None, None
     try:
-        report = handle(event, load(paths, Cache.of(env)), Host(env=env))
+        report = handle(event, load(paths, Cache.of(env), Surroundings(env, project)), Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

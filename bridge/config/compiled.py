@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
-FORMAT = 2
+FORMAT = 3
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
@@ -87,6 +87,10 @@ class CompiledConfig(Record, frozen=True):
     goals: GoalConfig = GoalConfig()
     self_protection_off_in: str | None = None  # the config file that says `self_protection: false`
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
+    # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
+    # (bridge.wall); judged when compiled, so keyed by the CC settings files too (`load`).
+    protection: str = "tripwire"
+    protection_gaps: tuple[str, ...] = ()
 
     @property
     def self_protection(self) -> bool:
@@ -110,6 +114,8 @@ class CompiledConfig(Record, frozen=True):
             "goals": self.goals.to_json(),
             "self_protection_off_in": self.self_protection_off_in,
             "error": self.error,
+            "protection": self.protection,
+            "protection_gaps": list(self.protection_gaps),
         }
 
     @classmethod
@@ -129,6 +135,8 @@ class CompiledConfig(Record, frozen=True):
             goals=GoalConfig(**data["goals"]),
             self_protection_off_in=data["self_protection_off_in"],
             error=data["error"],
+            protection=data["protection"],
+            protection_gaps=tuple(data["protection_gaps"]),
         )
 
 
@@ -180,26 +188,68 @@ def read_sources(paths: Sequence[Path]) -> list[Source]:
     return sources
 
 
-def cache_key(sources: list[Source]) -> str:
-    identity = jsonio.dumps([FORMAT, __version__, [source.identity for source in sources]])
+class Surroundings(Record, frozen=True, slots=True):
+    """What the protection level depends on besides the config files: the environment (home,
+    state, cache, config variables) and the project."""
+
+    env: Mapping[str, str]
+    project: str
+
+    def identity(self) -> list[Any]:
+        """The CC settings files' identity (stat only: path, size, mtime, ctime, inode; a
+        ctime cannot be set back) and the places the level is judged for."""
+        from bridge import paths
+
+        stats: list[Any] = []
+        for path in paths.settings_layers(self.env, self.project):
+            try:
+                st = os.stat(path)
+                stats.append([path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
+            except OSError:
+                stats.append([path])
+        env = self.env
+        places = [paths._home(env), paths.state_dir(env), paths.cache_dir(env)]
+        names = (paths.CONFIG_ENV, "CLAUDE_CONFIG_DIR")
+        return [stats, self.project, places, [env.get(name) for name in names]]
+
+
+def cache_key(sources: list[Source], around: Surroundings | None = None) -> str:
+    extra = around.identity() if around is not None else None
+    identity = jsonio.dumps([FORMAT, __version__, [source.identity for source in sources], extra])
     return sha256_hex(identity)
 
 
-def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
+def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledConfig:
+    """The compiled config with its protection level (off the hot path: a cache miss)."""
+    if around is None:
+        return compiled
+    from bridge.wall import judge
+
+    level, missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
+    return replace(compiled, protection=level, protection_gaps=tuple(missing))
+
+
+def _cache_file(
+    directory: Path, key: bytes, sources: list[Source], around: Surroundings | None = None
+) -> Path:
     # One entry per set of paths and sealing key, overwritten when the files change: the cache
     # cannot grow with every edit, and two state directories sharing one cache do not collide.
-    names = sha256_hex(key + "\0".join(str(s.path) for s in sources).encode())[:32]
+    named = "\0".join(str(s.path) for s in sources) + ("\0" + around.project if around else "")
+    names = sha256_hex(key + named.encode())[:32]
     return os.path.join(directory, f"config-{names}.sealed")
 
 
-def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
-    """The compiled config for these files, from the cache when it matches and is sealed."""
-    if not paths:
+def load(
+    paths: Sequence[Path], cache: Cache | None, around: Surroundings | None = None
+) -> CompiledConfig:
+    """The compiled config for these files, from the cache when it matches and is sealed;
+    with `around`, with the protection level judged for those surroundings."""
+    if not paths and around is None:
         return CompiledConfig()
     sources = read_sources(paths)
-    key = cache_key(sources)
+    key = cache_key(sources, around)
     secret = _secret(cache.key_file) if cache is not None else None
-    entry = _cache_file(cache.directory, secret, sources) if cache and secret else None
+    entry = _cache_file(cache.directory, secret, sources, around) if cache and secret else None
     forged = False
     if entry is not None and secret is not None:
         try:
@@ -211,9 +261,12 @@ def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
                 return CompiledConfig.from_json(cached["config"])
         except (OSError, ValueError, KeyError, TypeError):
             pass  # missing, or sealed by an older ccbridge: rebuild below
-    from bridge.config.build import compile_sources
+    if sources:
+        from bridge.config.build import compile_sources
 
-    compiled = compile_sources(sources, key)
+        compiled = _judged(compile_sources(sources, key), around)
+    else:
+        compiled = _judged(CompiledConfig(), around)
     if entry is not None and secret is not None:
         payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
         _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)
