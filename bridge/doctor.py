@@ -397,7 +397,7 @@ def check_wall(
     from bridge.config.compiled import load
 
     config = load(list(paths), None)
-    level, missing = wall.judge(env, str(project), config.hooks, config.audit.path)
+    _level, missing = wall.judge(env, str(project), config.hooks, config.audit.path)
     missing = [gap for gap in missing if "is not installed" not in gap] + probe_sandbox(env)
     home = env.get("HOME") or str(Path.home())
     layers = wall.in_force(wall.settings_layers(env, str(project)), home, str(project))

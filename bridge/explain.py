@@ -140,7 +140,9 @@ def render(data: Mapping[str, Any]) -> list[str]:
         lines.append(click.style(f"config error: {config['error']}", fg="red"))
     protection = data["protection"]
     if protection["level"] == "wall":
-        lines.append("protection: wall (Claude Code's sandbox keeps the agent from ccbridge's files)")
+        lines.append(
+            "protection: wall (Claude Code's sandbox keeps the agent from ccbridge's files)"
+        )
     else:
         lines.append(
             click.style("protection: tripwire", fg="yellow")

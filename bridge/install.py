@@ -409,7 +409,9 @@ def put_up_wall(plan: Plan, keep: Any, env: Mapping[str, str]) -> Plan:
     try:
         after, added = wall.put_up(data, keep, env)
     except ValueError as error:
-        raise InstallError(f"{plan.settings}: {error}; fix it or install with --no-sandbox") from None
+        raise InstallError(
+            f"{plan.settings}: {error}; fix it or install with --no-sandbox"
+        ) from None
     if after == data:
         return plan
     content = dump_settings(after, plan.settings_before)

@@ -91,7 +91,10 @@ def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
     files = settings_files(env, project)
     if env.get("CLAUDE_CONFIG_DIR"):
         user = env["CLAUDE_CONFIG_DIR"]
-        files[0:2] = [_clean(join(user, "settings.json")), _clean(join(user, "settings.local.json"))]
+        files[0:2] = [
+            _clean(join(user, "settings.json")),
+            _clean(join(user, "settings.local.json")),
+        ]
     files.append(join(MANAGED_DIR, "managed-settings.json"))
     try:
         dropins = sorted(os.listdir(join(MANAGED_DIR, "managed-settings.d")))

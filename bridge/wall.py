@@ -52,7 +52,9 @@ def _add(into: list[str], items: Iterable[str]) -> None:
             into.append(cleaned)
 
 
-def hook_scripts(hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str) -> list[str]:
+def hook_scripts(
+    hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
+) -> list[str]:
     """The files a configured sub-hook runs, as the hook commands name them: the exec form's
     command and its path-like arguments, a shell command's path-like words (after CC's
     `${CLAUDE_PROJECT_DIR}` placeholder), relative ones taken from the project (CC runs hooks
@@ -76,7 +78,8 @@ def hook_scripts(hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], pro
                 word = value if equals and name.isidentifier() else word
                 if "/" not in word or any(c in word for c in "$`*?["):
                     continue
-                word = os.path.expanduser(word) if word.startswith("~") else word
+                if word == "~" or word.startswith("~/"):
+                    word = os.path.join(paths._home(env), word[2:])
                 absolute = word if word.startswith("/") else os.path.join(project, word)
                 absolute = os.path.normpath(absolute)
                 if not absolute.startswith(SYSTEM_ROOTS):
@@ -105,7 +108,10 @@ def protected(
     _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
     _add(result.write, hook_scripts(hooks, env, project))
     audit = audit_path or os.path.join(state, "audit.jsonl")
-    _add(result.read, [os.path.join(state, "cache.key"), audit, *(f"{audit}.{n}" for n in (1, 2, 3, 4, 5))])
+    _add(
+        result.read,
+        [os.path.join(state, "cache.key"), audit, *(f"{audit}.{n}" for n in (1, 2, 3, 4, 5))],
+    )
     return result
 
 
@@ -270,19 +276,21 @@ def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
     return {"denyWrite": list(keep.write), "denyRead": list(keep.read), "deny": rules}
 
 
-def put_up(data: Mapping[str, Any], keep: Protected, env: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
+def put_up(
+    data: Mapping[str, Any], keep: Protected, env: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """`data` (a settings file's JSON) with the wall added, and a record of exactly what was
     added or changed, for `take_down`."""
-    out = json.loads(json.dumps(data))
-    sandbox = out.setdefault("sandbox", {}) if isinstance(out.get("sandbox", {}), dict) else None
-    if sandbox is None:
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    if not isinstance(out.get("sandbox", {}), dict):
         raise ValueError("`sandbox` in the settings file is not an object")
+    sandbox = out.setdefault("sandbox", {})
     added: dict[str, Any] = {"created": [], "scalars": {}, "lists": {}}
     if "sandbox" not in data:
         added["created"].append("sandbox")
     for key, value in SCALARS.items():
         if sandbox.get(key) != value:
-            added["scalars"][key] = sandbox[key] if key in sandbox else None
+            added["scalars"][key] = sandbox.get(key)  # None: it was absent
             sandbox[key] = value
     wanted = additions(keep, env)
     if not isinstance(sandbox.get("filesystem", {}), dict):
@@ -295,7 +303,11 @@ def put_up(data: Mapping[str, Any], keep: Protected, env: Mapping[str, str]) -> 
     if "permissions" not in out:
         added["created"].append("permissions")
     permissions = out.setdefault("permissions", {})
-    for key, container in (("denyWrite", filesystem), ("denyRead", filesystem), ("deny", permissions)):
+    for key, container in (
+        ("denyWrite", filesystem),
+        ("denyRead", filesystem),
+        ("deny", permissions),
+    ):
         current = container.get(key, [])
         if not isinstance(current, list):
             raise ValueError(f"`{key}` in the settings file is not a list")
@@ -309,13 +321,17 @@ def put_up(data: Mapping[str, Any], keep: Protected, env: Mapping[str, str]) -> 
     return out, added
 
 
+def _object(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def take_down(data: Mapping[str, Any], added: Mapping[str, Any]) -> dict[str, Any]:
     """`data` without what `put_up` added: its list entries out, its scalars back to what they
     were (absent where they were absent), the containers it created removed when empty."""
-    out = json.loads(json.dumps(data))
-    sandbox = out.get("sandbox") if isinstance(out.get("sandbox"), dict) else {}
-    filesystem = sandbox.get("filesystem") if isinstance(sandbox.get("filesystem"), dict) else {}
-    permissions = out.get("permissions") if isinstance(out.get("permissions"), dict) else {}
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    sandbox, permissions = _object(out, "sandbox"), _object(out, "permissions")
+    filesystem = _object(sandbox, "filesystem")
     for key, previous in dict(added.get("scalars", {})).items():
         if sandbox.get(key) != SCALARS.get(key):
             continue  # changed since install: the user's value stays
@@ -324,7 +340,11 @@ def take_down(data: Mapping[str, Any], added: Mapping[str, Any]) -> dict[str, An
         else:
             sandbox[key] = previous
     created = set(added.get("created", []))
-    for key, container in (("denyWrite", filesystem), ("denyRead", filesystem), ("deny", permissions)):
+    for key, container in (
+        ("denyWrite", filesystem),
+        ("denyRead", filesystem),
+        ("deny", permissions),
+    ):
         entries = dict(added.get("lists", {})).get(key, [])
         if isinstance(container.get(key), list):
             container[key] = [item for item in container[key] if item not in entries]

@@ -52,7 +52,9 @@ def explain(as_json: bool, config: str | None) -> None:
     paths, how = find_config(config, env, project)
     report, error = None, None
     try:
-        report = handle(event, load(paths, Cache.of(env), Surroundings(env, project)), Host(env=env))
+        report = handle(
+            event, load(paths, Cache.of(env), Surroundings(env, project)), Host(env=env)
+        )
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

@@ -57,9 +57,7 @@ def _is_bash_tool(environ: bytes, cmdline: bytes) -> bool:
 
 def sandboxed(status: bytes) -> bool:
     """`/proc/<pid>/status` of a process confined as CC's sandbox confines Bash commands."""
-    fields = dict(
-        line.split(b":", 1) for line in status.splitlines() if b":" in line
-    )
+    fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
     return (
         fields.get(b"NoNewPrivs", b"").strip() == b"1"
         and fields.get(b"Seccomp", b"").strip() == b"2"

@@ -43,7 +43,10 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
     done = sandbox.run("install")
     assert done.returncode == 0, done.stderr
     settings = json.loads(sandbox.settings.read_text())
-    assert settings["permissions"] == {"allow": ["Bash(ls)"]} and settings["model"] == "opus"
+    permissions = settings["permissions"]
+    assert permissions["allow"] == ["Bash(ls)"] and settings["model"] == "opus"
+    assert set(permissions) == {"allow", "deny"}  # the deny rules are the wall's (test_wall.py)
+    assert all(rule.startswith(("Edit(//", "Read(//")) for rule in permissions["deny"])
     # SessionStart hooks run behind ccbridge too: moved, and ccbridge registered for them
     assert [
         installing.is_registration(h) for g in settings["hooks"]["SessionStart"] for h in g["hooks"]

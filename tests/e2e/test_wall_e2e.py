@@ -33,7 +33,14 @@ CHECK_SH = "#!/bin/sh\nexit 0\n"
 # What ccbridge itself writes while it serves the session (outside the sandbox).
 # A mod and a plugin file of the user's (CC itself writes other files there, outside the sandbox).
 PLANTED = {"mod": "dev-mods/s1/register.ts", "plugin": "plugins/local/hooks/hooks.json"}
-OWN_STATE = ("audit.jsonl", "audit.jsonl.lock", "goals.sqlite3", "goals.sqlite3.lock", "cache.key", "installs")
+OWN_STATE = (
+    "audit.jsonl",
+    "audit.jsonl.lock",
+    "goals.sqlite3",
+    "goals.sqlite3.lock",
+    "cache.key",
+    "installs",
+)
 
 
 @dataclass
@@ -179,7 +186,7 @@ def test_cause_1_any_writer_cannot_touch_a_kept_file(tmp_path: Path) -> None:
         f"install -m 644 off.yaml {world.state}/forged",
         "shuf -o hooks/check.sh off.yaml",
         f"cp off.yaml {world.home}/.claude/{PLANTED['mod']}",
-        f"mkdir -p {world.home}/.claude/dev-mods/s2 && echo x > {world.home}/.claude/dev-mods/s2/register.ts",
+        f"mkdir -p {world.home}/.claude/dev-mods/s2 && echo x > $_/register.ts",
         f"cp off.yaml {world.home}/.claude/{PLANTED['plugin']}",
     ]
     result = session(world, [attempt(n, c) for n, c in enumerate(tries)])
@@ -228,7 +235,8 @@ def test_cause_4_cdpath_into_the_state_cannot_forge_a_turn_or_read_the_key(
     )
     tries = [
         f'export CDPATH={world.root}; cd state && sqlite3 goals.sqlite3 "{forge}"',
-        f"export CDPATH={world.root}; cd state && cat cache.key > $OLDPWD/stolen && test -s $OLDPWD/stolen",
+        f"export CDPATH={world.root}; cd state && cat cache.key > $OLDPWD/stolen && "
+        "test -s $OLDPWD/stolen",
         f"export CDPATH={world.root}; cd cache && echo forged > config-forged.sealed",
     ]
     result = session(world, [attempt(n, c) for n, c in enumerate(tries)])
@@ -281,7 +289,10 @@ def test_cause_5_provenance_cannot_be_forged_from_the_bash_tool(tmp_path: Path) 
 def test_cause_6_a_copy_of_ccbridge_cannot_uninstall_it(tmp_path: Path) -> None:
     world = walled(tmp_path)
     before = world.kept()
-    tries = [f"cp {ccbridge_executable()} cb && ./cb uninstall", "mv cb ccbridge && ./ccbridge uninstall"]
+    tries = [
+        f"cp {ccbridge_executable()} cb && ./cb uninstall",
+        "mv cb ccbridge && ./ccbridge uninstall",
+    ]
     turns = [attempt(n, c) for n, c in enumerate(tries)]
     turns.append(Turn.bash("./ccbridge uninstall --user; ./ccbridge install --user --no-sandbox"))
     result = session(world, turns)
