@@ -50,6 +50,7 @@ def trace(
     files: Sequence[str],
     chosen_by: str,
     error: str | None = None,
+    missing: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Everything explain knows, as JSON-ready data. `report` is None when the engine failed
     (`error` says how) and `answer` is then the fail-closed answer `run` would give."""
@@ -68,7 +69,7 @@ def trace(
         },
         "protection": {
             "level": report.config.protection if report is not None else "tripwire",
-            "missing": list(report.config.protection_gaps) if report is not None else [],
+            "missing": list(missing),
         },
         "subhooks": [_subhook(record) for record in report.subhooks] if report else [],
         "steps": [

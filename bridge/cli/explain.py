@@ -59,7 +59,13 @@ def explain(as_json: bool, config: str | None) -> None:
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"
         answer = failure_answer(event.name, f"ccbridge internal error: {error}")
-    data = trace(event, report, answer, [str(path) for path in paths], how, error)
+    from bridge import wall
+
+    compiled = report.config if report is not None else None
+    hooks = compiled.hooks if compiled is not None else {}
+    audit = compiled.audit.path if compiled is not None else None
+    _level, missing = wall.judge(env, project, hooks, audit)
+    data = trace(event, report, answer, [str(path) for path in paths], how, error, missing)
     if as_json:
         say(json.dumps(data, indent=2, ensure_ascii=False))
         return

@@ -90,7 +90,6 @@ class CompiledConfig(Record, frozen=True):
     # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
     # (bridge.wall); judged when compiled, so keyed by the CC settings files too (`load`).
     protection: str = "tripwire"
-    protection_gaps: tuple[str, ...] = ()
 
     @property
     def self_protection(self) -> bool:
@@ -115,7 +114,6 @@ class CompiledConfig(Record, frozen=True):
             "self_protection_off_in": self.self_protection_off_in,
             "error": self.error,
             "protection": self.protection,
-            "protection_gaps": list(self.protection_gaps),
         }
 
     @classmethod
@@ -136,7 +134,6 @@ class CompiledConfig(Record, frozen=True):
             self_protection_off_in=data["self_protection_off_in"],
             error=data["error"],
             protection=data["protection"],
-            protection_gaps=tuple(data["protection_gaps"]),
         )
 
 
@@ -225,8 +222,8 @@ def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledCo
         return compiled
     from bridge.wall import judge
 
-    level, missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
-    return replace(compiled, protection=level, protection_gaps=tuple(missing))
+    level, _missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
+    return replace(compiled, protection=level)  # what is missing: explain and doctor judge again
 
 
 def _cache_file(
