@@ -300,3 +300,21 @@ def test_cause_6_a_copy_of_ccbridge_cannot_uninstall_it(tmp_path: Path) -> None:
     settings = json.loads((world.project / ".claude" / "settings.json").read_text())
     assert "ccbridge" in json.dumps(settings["hooks"]["PreToolUse"])
     assert settings["sandbox"]["enabled"] is True
+
+
+def test_goal_commands_still_work_behind_the_wall(tmp_path: Path) -> None:
+    """The goal store stays readable inside the sandbox (not in denyRead), read-only: the
+    model's own goal commands print the outcome the host recorded, and exit 0."""
+    world = walled(tmp_path, goals=True)
+    cb = ccbridge_executable()
+    result = session(
+        world,
+        [
+            Turn.bash(f"{cb} goal create --objective 'walled objective' --max-rounds 3"),
+            Turn.bash(f"{cb} goal get"),
+        ],
+    )
+    created, got = (json.loads(r.content) for r in result.requests.tool_results()[:2])
+    assert created["ok"] is True and created["goal"]["objective"] == "walled objective", created
+    assert got["ok"] is True and got["goal"]["id"] == created["goal"]["id"], got
+    assert [change[1] for change in world.goal_changes()][:1] == [1]
