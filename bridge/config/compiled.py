@@ -202,7 +202,7 @@ class Surroundings(Record, frozen=True, slots=True):
             try:
                 st = os.stat(path)
                 stats.append([path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
-            except OSError:
+            except (OSError, ValueError):  # missing; or a NUL in a path made of the event
                 stats.append([path])
         env = self.env
         places = [paths._home(env), paths.state_dir(env), paths.cache_dir(env)]
