@@ -35,10 +35,10 @@ def explain(as_json: bool, config: str | None) -> None:
              "tool_input":{"command":"rm -rf /"},"session_id":"s","cwd":"."}' \\
         | ccbridge explain
     """
-    from bridge.config.compiled import Cache, Surroundings, load
+    from bridge.commands.explain import render, trace
+    from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
-    from bridge.explain import render, trace
-    from bridge.main import failure_answer, hint_on_terminal
+    from bridge.hookcall import failure_answer, hint_on_terminal
     from bridge.paths import find_config, project_dir
     from bridge.wire.event import EventError, read_event
 
@@ -52,9 +52,8 @@ def explain(as_json: bool, config: str | None) -> None:
     paths, how = find_config(config, env, project)
     report, error = None, None
     try:
-        report = handle(
-            event, load(paths, Cache.of(env), Surroundings(env, project)), Host(env=env)
-        )
+        around = Surroundings(env, project)
+        report = handle(event, load(paths, Cache.of(env), around), Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"
