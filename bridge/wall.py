@@ -11,7 +11,8 @@ merges them, run Bash in the sandbox with no way out (`enabled`, `failIfUnavaila
 sandbox: measured with CC 2.1.332, a `denyWrite` path stays writable for the Write tool, an
 `Edit(//path)` rule refuses it), and the key and the audit log are in `denyRead`.
 `failIfUnavailable` is what lets the settings stand for the sandbox itself: where bubblewrap
-cannot start, CC runs no Bash command at all, so none runs outside the wall. `ccbridge doctor`
+cannot start, CC 2.1.332 refuses to start at all (without it, CC runs every command unsandboxed
+with a warning; both measured), so no command runs outside the wall. `ccbridge doctor`
 still runs bubblewrap once to say so before a session finds out.
 
 Imported only off the hot path: when a config is compiled, by install, doctor and explain.
