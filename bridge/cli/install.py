@@ -93,7 +93,8 @@ WALL_SAYS = (
     "config layers, CC's settings, ccbridge's state and cache, ~/.claude/plugins and dev-mods, "
     "the sub-hooks' scripts; denyRead for the seal key and the audit log). Why: judging command "
     "text cannot keep the agent from files it can write; the kernel can. Bash commands then run "
-    "under bubblewrap (Linux) or Seatbelt (macOS), and Claude Code refuses to start where it cannot. "
+    "under bubblewrap (Linux) or Seatbelt (macOS), and Claude Code refuses to start where it "
+    "cannot. "
     "`ccbridge doctor` checks it; --no-sandbox declines it."
 )
 NO_WALL_SAYS = (
