@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
+
 from .test_doctor import fake_claude
 
 WORKS = "#!/bin/sh\nexit 0\n"

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sysconfig
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,24 +14,17 @@ import pytest
 
 from bridge.pipeline import Execution
 from bridge.policies.loader import load_policy
+from tests.support.events import tool_call
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 DANGEROUS = HOOKS / "dangerous_shell.py"
 PROTECT = HOOKS / "protect_paths.py"
 
 
-def event(tool_name: str, tool_input: dict[str, Any], name: str = "PreToolUse") -> bytes:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/work/project",
-            "hook_event_name": name,
-            "tool_name": tool_name,
-            "tool_input": tool_input,
-            "tool_use_id": "toolu_01",
-        }
-    ).encode()
+# The fields these tests give every event (the plain hooks read the cwd as the project).
+event = partial(
+    tool_call, transcript_path="/tmp/t.jsonl", cwd="/work/project", tool_use_id="toolu_01"
+)
 
 
 def run(hook: Path, stdin: bytes, *args: str) -> tuple[int, str, str]:
