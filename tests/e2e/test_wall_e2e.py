@@ -83,30 +83,23 @@ class World:
         strangers += [p for p in self.cache.iterdir() if not p.name.startswith("config-")]
         return [str(path) for path in strangers]
 
-    def human_turns(self) -> int:
+    def rows(self, query: str) -> list[tuple[Any, ...]]:
+        """Rows of the goal store, read-only; none before the host made it."""
         database = self.state / "goals.sqlite3"
         if not database.exists():
-            return 0
+            return []
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-            rows = db.execute(
-                "SELECT count(*) FROM session_events WHERE source_kind = 'human'"
-            ).fetchone()
-        return int(rows[0])
+            return list(db.execute(query))
+
+    def human_turns(self) -> int:
+        return len(self.rows("SELECT id FROM session_events WHERE source_kind = 'human'"))
 
     def events(self) -> list[tuple[Any, ...]]:
         """The session events the host recorded: (kind, source kind), in order."""
-        database = self.state / "goals.sqlite3"
-        if not database.exists():
-            return []
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-            return list(db.execute("SELECT kind, source_kind FROM session_events ORDER BY id"))
+        return self.rows("SELECT kind, source_kind FROM session_events ORDER BY id")
 
     def goal_changes(self) -> list[tuple[Any, ...]]:
-        database = self.state / "goals.sqlite3"
-        if not database.exists():
-            return []
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-            return list(db.execute("SELECT goal_id, revision, event FROM goal_changes"))
+        return self.rows("SELECT goal_id, revision, event FROM goal_changes")
 
 
 GUARDS = pytest.mark.parametrize("guards", [True, False], ids=["guards-on", "guards-off"])
