@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from bridge.cli.output import mark, project_of, say
+
+if TYPE_CHECKING:
+    from bridge.commands.doctor import Finding
 
 
 @click.command()
@@ -49,7 +54,11 @@ def doctor(as_json: bool, host: str = "claude-code") -> None:
         return
     from bridge.commands.doctor import diagnose
 
-    findings = diagnose(os.environ, project_of(os.environ))
+    report(diagnose(os.environ, project_of(os.environ)), as_json)
+
+
+def report(findings: Sequence[Finding], as_json: bool) -> None:
+    """Print the findings; exit 1 when any failed. Any agent's doctor (bridge.cli.agents) too."""
     if as_json:
         say(json.dumps([finding.to_json() for finding in findings], indent=2))
     else:

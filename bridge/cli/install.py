@@ -189,10 +189,19 @@ def install(
         if no_sandbox:
             say(NO_WALL_SAYS)
         return
+    if write_install(plan, where, env, dry_run):
+        tell_wall(plan, no_sandbox)
+
+
+def write_install(
+    plan: installing.Plan, where: installing.Target, env: Mapping[str, str], dry_run: bool
+) -> bool:
+    """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
+    written. Any agent's settings file (bridge.cli.agents) goes this way too."""
     show(plan, dry_run)
     if dry_run:
         say("dry run: nothing was written")
-        return
+        return False
     backup = installing.backup_file(env, where.settings)
     try:
         installing.write_backup(
@@ -206,7 +215,7 @@ def install(
         f"installed ccbridge in {where.settings}"
         + (f"; moved {moved} hook(s) into {where.config}" if moved else "")
     )
-    tell_wall(plan, no_sandbox)
+    return True
 
 
 def with_wall(env: Mapping[str, str], plan: installing.Plan) -> installing.Plan:

@@ -38,8 +38,12 @@ def uninstall(scope: installing.Scope, dry_run: bool, host: str = "claude-code")
 
         agents.uninstall(host, scope, dry_run)
         return
+    uninstall_from(target_of(scope, os.environ), dry_run)
+
+
+def uninstall_from(where: installing.Target, dry_run: bool) -> None:
+    """Take ccbridge out of `where` (any agent's settings file and its config layer)."""
     env = os.environ
-    where = target_of(scope, env)
     backup_path = installing.backup_file(env, where.settings)
     try:
         backup = installing.load_backup(backup_path)
