@@ -136,7 +136,10 @@ def dcg(snapshot: Snapshot, paths: list[str]) -> Iterator[Case]:
                 if isinstance(case.get("command"), str) and label in ("deny", "allow"):
                     yield Case("dcg", case["command"], label)
         name = path.rpartition("/")[2]
-        if path.startswith("tests/e2e/fixtures/commands/") and name in ("dangerous.txt", "safe.txt"):
+        if path.startswith("tests/e2e/fixtures/commands/") and name in (
+            "dangerous.txt",
+            "safe.txt",
+        ):
             label = "deny" if name == "dangerous.txt" else "allow"
             for line in snapshot.read(path).splitlines():
                 if line.strip() and not line.lstrip().startswith("#"):
@@ -169,8 +172,10 @@ def dippy(snapshot: Snapshot, paths: list[str]) -> Iterator[Case]:
 
 PEERS: dict[str, tuple[Callable[[list[str]], bool], Callable[..., Iterator[Case]]]] = {
     "cc-safety-net": (
-        lambda paths: any(p.startswith("tests/") and p.endswith(".test.ts") for p in paths)
-        and "package.json" in paths,
+        lambda paths: (
+            any(p.startswith("tests/") and p.endswith(".test.ts") for p in paths)
+            and "package.json" in paths
+        ),
         cc_safety_net,
     ),
     "dcg": (lambda paths: any(p.startswith("tests/corpus/") for p in paths), dcg),
@@ -259,7 +264,10 @@ def judge_with(self_protection: bool) -> Callable[[str], str]:
     from bridge.pipeline import Allow, Ask, Execution, Named, Stations, decide
     from bridge.policies.loader import load_policy
 
-    guards = [Named(f"guard builtin:{n}", load_policy(f"builtin:{n}")) for n in ("dangerous_shell", "protect_paths")]
+    guards = [
+        Named(f"guard builtin:{n}", load_policy(f"builtin:{n}"))
+        for n in ("dangerous_shell", "protect_paths")
+    ]
     if self_protection:
         import importlib
 
@@ -376,9 +384,11 @@ def main(argv: list[str] | None = None) -> int:
             for kind in kinds
             if kind in options.show
         ]
-    guards = "dangerous_shell + protect_paths" + (" + self-protection" if options.self_protection else "")
+    guards = "dangerous_shell + protect_paths" + (
+        " + self-protection" if options.self_protection else ""
+    )
     print(f"guards: {guards}; cwd {PROJECT}, HOME {HOME}")
-    print("labels:", ", ".join(f"{s} {l} {n}" for (s, l), n in sorted(labels.items())))
+    print("labels:", ", ".join(f"{s} {kind} {n}" for (s, kind), n in sorted(labels.items())))
     for name in sorted(tallies, key=lambda n: (n == "all", n)):
         print(tallies[name].line(name))
     for line in shown:

@@ -1,23 +1,13 @@
 """The compiled config: plain JSON values (read by bridge.wire.jsonio), so a normal hook call
-never imports pydantic or PyYAML. Compiled once per set of config files and cached, keyed by the
-files' identity (path, size, mtime, content digest) and the ccbridge version; a broken or stale
-cache entry is rebuilt, never trusted.
-
-A cache entry is sealed with an HMAC under a per-user key kept in the state directory (0600).
-Without a secret, the only way to know that a compiled form belongs to its YAML is to compile the
-YAML again, which costs pydantic and PyYAML on every call; a digest stored beside the payload
-would simply be recomputed by whoever edits the payload. An entry whose seal does not match was
-written by something other than ccbridge: it is rebuilt from the config files and the call that
-found it fails closed, naming the entry."""
+never imports pydantic or PyYAML. bridge.config.build makes it from the YAML files;
+bridge.config.cache keeps it between calls."""
 
 from __future__ import annotations
 
 import os
 
-from bridge import __version__
-from bridge.pipeline.record import Record, field, replace
-from bridge.wire import jsonio
-from bridge.wire.digest import hmac_sha256_hex, sha256_hex
+from bridge.pipeline.record import Record, field
+from bridge.wire.digest import sha256_hex
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -33,8 +23,6 @@ POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
 MAX_CONFIG_BYTES = 256 << 10
-KEY_NAME = "cache.key"
-KEY_BYTES = 32
 
 
 class PolicyRef(Record, frozen=True, slots=True):
@@ -152,19 +140,6 @@ class Source(Record, frozen=True, slots=True):
     identity: tuple[str, int, int, str]
 
 
-class Cache(Record, frozen=True, slots=True):
-    """Where compiled configs are kept, and the file holding the key that seals them."""
-
-    directory: Path
-    key_file: Path
-
-    @classmethod
-    def of(cls, env: Mapping[str, str]) -> Cache:
-        from bridge.paths import cache_dir, state_dir
-
-        return cls(cache_dir(env), os.path.join(state_dir(env), KEY_NAME))
-
-
 def read_sources(paths: Sequence[Path]) -> list[Source]:
     sources = []
     for path in paths:
@@ -178,107 +153,3 @@ def read_sources(paths: Sequence[Path]) -> list[Source]:
         digest = sha256_hex(content)
         sources.append(Source(path, content, (str(path), stat.st_size, stat.st_mtime_ns, digest)))
     return sources
-
-
-def cache_key(sources: list[Source]) -> str:
-    identity = jsonio.dumps([FORMAT, __version__, [source.identity for source in sources]])
-    return sha256_hex(identity)
-
-
-def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
-    # One entry per set of paths and sealing key, overwritten when the files change: the cache
-    # cannot grow with every edit, and two state directories sharing one cache do not collide.
-    names = sha256_hex(key + "\0".join(str(s.path) for s in sources).encode())[:32]
-    return os.path.join(directory, f"config-{names}.sealed")
-
-
-def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
-    """The compiled config for these files, from the cache when it matches and is sealed."""
-    if not paths:
-        return CompiledConfig()
-    sources = read_sources(paths)
-    key = cache_key(sources)
-    secret = _secret(cache.key_file) if cache is not None else None
-    entry = _cache_file(cache.directory, secret, sources) if cache and secret else None
-    forged = False
-    if entry is not None and secret is not None:
-        try:
-            with open(entry, "rb") as handle:
-                seal, _, payload = handle.read().partition(b"\n")
-            forged = seal != hmac_sha256_hex(secret, payload).encode()
-            cached = None if forged else jsonio.loads(payload)
-            if cached is not None and cached["key"] == key:
-                return CompiledConfig.from_json(cached["config"])
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # missing, or sealed by an older ccbridge: rebuild below
-    from bridge.config.build import compile_sources
-
-    compiled = compile_sources(sources, key)
-    if entry is not None and secret is not None:
-        payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
-        _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)
-    if forged:
-        return replace(
-            compiled,
-            error=f"{entry}: this compiled-config cache entry was written by something other "
-            "than ccbridge (its seal does not match); it was rebuilt from "
-            + ", ".join(map(str, paths))
-            + ", and the call that found it is refused",
-        )
-    return compiled
-
-
-def _secret(path: Path) -> bytes | None:
-    """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
-    cached: every call compiles, slower but never trusting an unsealed entry)."""
-    try:
-        with open(path, "rb") as file:
-            secret = file.read()
-        if len(secret) == KEY_BYTES:
-            return secret
-    except FileNotFoundError:
-        pass
-    except OSError:
-        return None
-    secret = os.urandom(KEY_BYTES)
-    temporary = _temporary(path)
-    try:
-        os.makedirs(os.path.dirname(temporary) or ".", mode=0o700, exist_ok=True)
-        handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(handle, "wb") as out:
-            out.write(secret)
-        try:
-            os.link(temporary, path)  # the first writer wins; a concurrent one reads its key
-        except FileExistsError:
-            with open(path, "rb") as file:
-                existing = file.read()
-            if len(existing) == KEY_BYTES:
-                return existing
-            os.replace(temporary, path)  # a damaged key: entries sealed with it are rebuilt
-    except OSError:
-        return None
-    finally:
-        from contextlib import suppress  # once per user: the key is made on first use
-
-        with suppress(FileNotFoundError):
-            os.unlink(temporary)
-    return secret
-
-
-def _temporary(path: Path) -> str:
-    """A private temporary name beside `path`, to rename over it."""
-    directory, name = os.path.split(os.fspath(path))
-    return os.path.join(directory, f".{name}.{os.getpid()}.tmp")
-
-
-def _store(entry: Path, content: bytes) -> None:
-    """Atomic write: a concurrent reader sees the old entry or the new one, never half."""
-    try:
-        temporary = _temporary(entry)
-        os.makedirs(os.path.dirname(temporary) or ".", mode=0o700, exist_ok=True)
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW
-        with os.fdopen(os.open(temporary, flags, 0o600), "wb") as out:
-            out.write(content)
-        os.replace(temporary, entry)
-    except OSError:
-        pass  # an unwritable cache only costs speed

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from bridge.policies.shell import SimpleCommand, skip_options
-from bridge.policies.targets import Unknown
+from bridge.guards.dangerous.targets import Unknown
+from bridge.shell.syntax import SimpleCommand, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call

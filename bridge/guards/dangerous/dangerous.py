@@ -1,6 +1,6 @@
 """A guard against Bash commands that wreck the machine, the disk, the project or shared history.
 
-Judged on the parsed command (`bridge.policies.shell`), never on raw text: `echo "rm -rf /"`
+Judged on the parsed command (`bridge.shell.syntax`), never on raw text: `echo "rm -rf /"`
 passes, `true && sudo rm -rf /` does not, and a command it cannot parse is denied. One rule
 instead of a longer list: when a destructive verb is given something that is only known at run
 time (`rm -rf "$X"`, `rm -rf /h*`, `xargs rm -rf`, a relative path after `cd "$D"`), it denies
@@ -16,11 +16,22 @@ import posixpath
 from _collections_abc import Callable
 from itertools import pairwise
 
+from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES, aliased, git_objection
+from bridge.guards.dangerous.targets import Place, Unknown, beneath, home, resolve, target
+from bridge.guards.dangerous.unread import (
+    OPAQUE,
+    download_into_interpreter,
+    interpreter_code,
+    piped_code,
+    runs_downloaded_code,
+    runs_saved,
+    saved_downloads,
+    teed_downloads,
+)
 from bridge.pipeline import Ask, Execution, Guard
-from bridge.policies import finds
-from bridge.policies.git_rules import DEFAULT_ON, RULES, aliased, git_objection
-from bridge.policies.lazyre import Lazy, fnmatchcase
-from bridge.policies.shell import (
+from bridge.shell import finds
+from bridge.shell.lazyre import Lazy, fnmatchcase
+from bridge.shell.syntax import (
     SHELLS,
     Pipeline,
     Script,
@@ -32,18 +43,7 @@ from bridge.policies.shell import (
     program,
     skip_options,
 )
-from bridge.policies.targets import Place, Unknown, beneath, home, resolve, target
-from bridge.policies.unread import (
-    OPAQUE,
-    download_into_interpreter,
-    interpreter_code,
-    piped_code,
-    runs_downloaded_code,
-    runs_saved,
-    saved_downloads,
-    teed_downloads,
-)
-from bridge.policies.variables import with_literal_values
+from bridge.shell.variables import with_literal_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -214,7 +214,7 @@ class Judge:
         return None if isinstance(script, Unparseable) else self.script(script, place)
 
     def code(self, code: str, place: Place) -> str | None:
-        from bridge.policies.code import code_objection  # its patterns: only for interpreters
+        from bridge.shell.code import code_objection  # its patterns: only for interpreters
 
         if device := _opened_device(code):
             return f"writes straight to the block device {device}, destroying its filesystem"

@@ -10,8 +10,9 @@ from __future__ import annotations
 import posixpath
 from itertools import pairwise
 
-from bridge.policies.lazyre import Lazy
-from bridge.policies.shell import (
+from bridge.guards.dangerous.targets import Unknown
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import (
     SHELLS,
     STDIN_FILES,
     Pipeline,
@@ -21,12 +22,11 @@ from bridge.policies.shell import (
     parse,
     program,
 )
-from bridge.policies.targets import Unknown
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from bridge.policies.dangerous import Judge
-    from bridge.policies.targets import Place
+    from bridge.guards.dangerous.dangerous import Judge
+    from bridge.guards.dangerous.targets import Place
 
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
 # Commands whose output is code nobody wrote down: running it runs something unread.
