@@ -213,24 +213,35 @@ def load(roots: Iterable[Path]) -> list[Case]:
 
 # ------------------------------------------------------------------------------ families
 
+# What a recursive deletion must be handed to be in the claimed family: `/`, a top-level
+# system directory, a home directory, the working directory or its parent, a glob of them,
+# `.git`, or a word only known at run time (`$X`, a backquote).
+_CRITICAL_WORD = (
+    r"""(?:^|[\s'"=(])(?:/|/\*|~/?\*?|\$\{?HOME\}?/?\*?|\.{1,2}/?\*?|\*|\.\*|(?:\./)?\.git/?"""
+    r"|/(?:bin|boot|dev|etc|home|lib|lib32|lib64|media|mnt|opt|proc|root|run|sbin|srv|sys"
+    r"|tmp|usr|var|Applications|Library|System|Users|Volumes|private)/?\*?"
+    r"""|/(?:home|Users)/[^/\s'"]+/?|[^\s'"]*[$`][^\s'"]*)(?=$|[\s'")};|&])"""
+)
+_DELETES = (
+    r"\brm\b[^|;&\n]*\s-[a-zA-Z]*[rR]|\brm\b[^|;&\n]*--recursive|\bfind\b[^|;&\n]*"
+    r"(?:-delete|-exec(?:dir)?\s+(?:\S*/)?(?:\S+\s+)?(?:rm|shred|unlink)\b)"
+    r"|\b(?:chmod|chown|chgrp)\b[^|;&\n]*\s(?:-[a-zA-Z]*R|--recursive)|\brsync\b[^|;&\n]*--del"
+    r"|rmtree|rm_rf|rmSync|remove_tree|--no-preserve-root"
+)
+_AT_COMMAND = r"(?:^|[;&|({`]\s*|\$\(\s*|\b(?:sudo|exec|nohup|env|command|busybox)\s+)"
 FAMILIES = {
-    "recursive deletion": re.compile(
-        r"\brm\b[^|;&\n]*\s-[a-zA-Z]*[rR]|\brm\b[^|;&\n]*--recursive|\bfind\b[^|;&\n]*"
-        r"(?:-delete|-exec(?:dir)?\s+(?:\S*/)?(?:rm|shred|unlink)\b)|\b(?:chmod|chown|chgrp)\b"
-        r"[^|;&\n]*\s(?:-[a-zA-Z]*R|--recursive)|\brsync\b[^|;&\n]*--del|rmtree|rm_rf|rmSync"
-        r"|remove_tree|--no-preserve-root"
-    ),
+    "recursive deletion": re.compile(rf"(?=.*(?:{_DELETES}))(?=.*{_CRITICAL_WORD})", re.DOTALL),
     "disks": re.compile(
-        r"\bmkfs|\bmke2fs\b|\bmkswap\b|\bdd\b[^|;&\n]*\bof=/dev/|\bwipefs\b|\b[sg]?fdisk\b"
-        r"|\bparted\b|\bdiskutil\s+\w*(?:erase|zero|partition|secure)|\bbadblocks\b|\bhdparm\b"
-        r"|\bnvme\s+(?:format|sanitize)|\bblkdiscard\b|\bshred\b[^|;&\n]*/dev/"
+        _AT_COMMAND + r"(?:\S*/)?(?:mkfs\S*|mke2fs|mkswap|wipefs|[sg]?fdisk|parted|badblocks"
+        r"|hdparm|blkdiscard)\b|\bdd\b[^|;&\n]*\bof=/dev/|\bdiskutil\s+\w*(?:erase|zero"
+        r"|partition|secure)|\bnvme\s+(?:format|sanitize)|\bshred\b[^|;&\n]*/dev/"
         r"|>\s*/dev/(?:sd|nvme|hd|vd|xvd|mmcblk|disk)",
         re.IGNORECASE,
     ),
     "the machine": re.compile(
-        r"\b(?:shutdown|reboot|halt|poweroff|kexec|killall5)\b|\bsystemctl\s+(?:poweroff|reboot"
-        r"|halt|kexec)\b|\bkill\s+(?:-\S+\s+)*-1\b|sysrq|:\(\)\s*\{|\bfork\s+while\b"
-        r"|\binit\s+[06]\b"
+        _AT_COMMAND + r"(?:\S*/)?(?:shutdown|reboot|halt|poweroff|kexec|killall5)\b"
+        r"|\bsystemctl\s+(?:poweroff|reboot|halt|kexec)\b|\bkill\s+(?:-\S+\s+)*-1\b|sysrq"
+        r"|:\(\)\s*\{|\bfork\s+while\b|\binit\s+[06]\b"
     ),
     "git history and work": re.compile(
         r"\bgit\b.*\b(?:reset\b[^|;&\n]*--hard|clean\b[^|;&\n]*\s-[a-zA-Z]*f|push\b[^|;&\n]*"

@@ -46,12 +46,16 @@ _WITH_VALUE = dict.fromkeys(
 ) | {"-fprintf": 2}
 
 
+_WRAPPERS = frozenset({"sudo", "env", "command", "busybox", "toybox", "nice", "nohup", "doas"})
+
+
 def actions(expression: tuple[str, ...]) -> tuple[list[str], set[str]]:
     """find's expression without the commands it runs (`-exec CMD ... ;`), and their names."""
     tests: list[str] = []
     executed: set[str] = set()
     running = False
     values = 0  # words still to come that are a primary's value, not a primary
+    wrapped = False  # the command run so far is a wrapper of the next word
     for previous, word in pairwise(("", *expression)):
         if values:  # a primary's value, not a primary
             values -= 1
@@ -66,6 +70,10 @@ def actions(expression: tuple[str, ...]) -> tuple[list[str], set[str]]:
             values = _WITH_VALUE.get(word, 0) or int(newer_xy)
         if previous in ("-exec", "-execdir", "-ok", "-okdir"):
             executed.add(posixpath.basename(word))
+            wrapped = posixpath.basename(word) in _WRAPPERS
+        elif running and wrapped and not word.startswith("-") and "=" not in word:
+            executed.add(posixpath.basename(word))  # `-exec sudo rm {} ;` runs rm
+            wrapped = posixpath.basename(word) in _WRAPPERS
     return tests, executed
 
 

@@ -97,7 +97,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "stdbuf": ("-i -o -e --input --output --error", 0),
     "ionice": ("-c -n -p -P -u --class --classdata", 0),
     "xargs": (
-        "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines --max-args"
+        "-a -d -E -I -J -L -R -S -n -P -s --arg-file --delimiter --eof --max-lines --max-args"
         " --max-procs --max-chars",
         0,
     ),
@@ -900,7 +900,14 @@ def _parallel_arguments(
     given = [k for k in range(cut + 1, len(argv)) if argv[k] != ":::"]
     files = any(argv[k] == "::::" for k in given)
     from_files = files or any(w.startswith(("-a", "--arg-file")) for w in wrappers)
-    runs = [(*argv[:cut], argv[k]) for k in given if argv[k] != "::::"]
+    command = argv[:cut] or ("sh", "-c")  # no command: each argument is one
+    runs = [
+        tuple(w.replace("{}", argv[k]) for w in command)
+        if any("{}" in w for w in command)
+        else (*command, argv[k])
+        for k in given
+        if argv[k] != "::::"
+    ]
     return [*range(cut), *given], from_files or not cut, runs
 
 

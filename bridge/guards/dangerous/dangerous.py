@@ -154,6 +154,7 @@ def _describe(what: str, verb: str, harm: str) -> str:
 _TEMPORARY = Lazy(r"\$(?:TMPDIR|\{TMPDIR(?::?[-=?](?:/tmp|/var/tmp)?)?\})/+([^$`]+)")
 
 
+_A_HOME = Lazy(r"/(?:home|Users)/[^/]+")
 _REQUIRED = Lazy(r"\$\{(HOME|PWD|CLAUDE_PROJECT_DIR):\?[^}]*\}")
 
 
@@ -165,7 +166,10 @@ def _target(judge: Judge, word: str, place: Place, dynamic: bool) -> str | None:
         names = found[1].split("/")
         if ".." not in names and any(n not in ("", ".") for n in names):
             return None
-    return target(word, place, dynamic)
+    what = target(word, place, dynamic)
+    if what is None and not dynamic and (found := _A_HOME.fullmatch(posixpath.normpath(word))):
+        return f"{found[0]}, a user's home directory"
+    return what
 
 
 class Judge:
@@ -221,7 +225,7 @@ class Judge:
         return code_objection(
             code,
             lambda text: self.shell_text(text, place),
-            lambda word: target(word, place, dynamic="$" in word),
+            lambda word: _target(self, word, place, dynamic="$" in word),
             Unknown,
         )
 
@@ -405,6 +409,8 @@ def _power(
         or (name in ("init", "telinit") and args[:1] in (("0",), ("6",)))
     ):
         return "shuts down or restarts the machine"
+    if name == "launchctl" and args[:1] == ("reboot",):
+        return "shuts down or restarts the machine"
     if name == "kexec" and set(_flags(command.argv)) & {"-e", "--exec", "-f", "--force"}:
         return "kexec boots another kernel at once, killing everything running"
     return None
@@ -445,12 +451,17 @@ def _unknown_name(
     for flag, code in pairwise(argv):
         if flag == "-c" and (reason := judge.shell_text(code, place)):
             return about(f"runs {argv[0]} -c with code that ", reason)
+    if argv[0][:2] in _POSITIONALS:  # `$1 ~ /x/`: an awk or perl field read as shell, not a call
+        return None
     anywhere = Place(place.cwd, "")  # the project is only protected from known deleters
     for i in _operands(argv):
         what = target(argv[i], anywhere, i in command.dynamic)
         if what and not isinstance(what, Unknown):
             return f"cannot tell what {argv[0]} runs, and it is handed {what}"
     return None
+
+
+_POSITIONALS = frozenset(f"${c}" for c in "0123456789@*#")
 
 
 def _fed(
@@ -636,19 +647,44 @@ def _written_text(command: SimpleCommand) -> dict[str, str]:
 def _fed_code(
     judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
-    """`echo 'rm -rf /' | xargs bash -c`, `xargs -I{} sh -c '{}'`: code xargs reads."""
+    """`echo 'rm -rf /' | xargs bash -c`, `xargs -I{} sh -c 'rm -rf {}'`: code xargs reads,
+    or code it puts what it reads into."""
     if not command.more_args:
         return None
     source = program(command.argv, command.redirects)
-    if source is None or source.kind != "inline" or source.text.strip() not in ("", "{}"):
+    if source is None or source.kind != "inline":
+        return None
+    mark = _replaced(command)
+    code = source.text.strip()
+    if code and (mark is None or mark not in code) and code != "{}":
         return None
     literal = feeder is not None and feeder.name in ("echo", "printf") and not feeder.dynamic
     if feeder is None or not literal or feeder.more_args:
+        if code and code != mark:  # names put into known code: `_fed` judges them as targets
+            return None
         return Unknown(f"runs code that xargs reads at run time with {command.name}")
-    text = " ".join(w for w in feeder.argv[1:] if not w.startswith("-"))
+    fed = [w for w in feeder.argv[1:] if not w.startswith("-")]
+    texts = [code.replace(mark, name) for name in fed] if mark and code else [" ".join(fed)]
     shell = interpreter(command.argv) in SHELLS
-    reason = judge.shell_text(text, place) if shell else judge.code(text, place)
+    reasons = (judge.shell_text(t, place) if shell else judge.code(t, place) for t in texts)
+    reason = first(reasons)
     return about("runs the code xargs is fed, which ", reason) if reason else None
+
+
+def _replaced(command: SimpleCommand) -> str | None:
+    """The string xargs (`-I R`, `-J R`, `--replace[=R]`, `-i`) or parallel (`{}`) replaces."""
+    wrappers = command.words[: len(command.words) - len(command.argv)]
+    for option, value in pairwise(wrappers):
+        if option in ("-I", "-J"):
+            return value
+    for option in wrappers:
+        if option.startswith(("-I", "-J")) and len(option) > 2:
+            return option[2:]
+        if option.startswith("--replace=") and len(option) > len("--replace="):
+            return option.partition("=")[2]
+        if option in ("-i", "--replace", "--replace=") or posixpath.basename(option) == "parallel":
+            return "{}"
+    return None
 
 
 _POSITIONAL = Lazy(r'"?\$(?:\{([0-9@*])\}|([0-9@*]))"?')
@@ -695,6 +731,7 @@ _SHOWS = frozenset(
     | {"export", "declare", "local", "readonly", "unset", "set", "read", "printenv", "#"}
 )
 _VERBS = frozenset({"rm", "dd", "shred", "chmod", "chown", "chgrp", "find", "mkfs", "wipefs"})
+_INNER_VERBS = _VERBS | {"git"}
 
 
 def _unknown_wrapper(
@@ -707,7 +744,7 @@ def _unknown_wrapper(
         return None
     for k in range(1, len(argv) - 1):
         name = posixpath.basename(argv[k])
-        if k in command.dynamic or not (name in _VERBS or name.startswith("mkfs.")):
+        if k in command.dynamic or not (name in _INNER_VERBS or name.startswith("mkfs.")):
             continue
         dynamic = frozenset(i - k for i in command.dynamic if i > k)
         inner = SimpleCommand(argv[k:], command.redirects, argv[k:], (), dynamic)

@@ -65,10 +65,12 @@ def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None
 def aliased(options: Sequence[str], args: Sequence[str]) -> tuple[str, ...] | None:
     """The words a `git -c alias.NAME=VALUE NAME ARGS` call runs: VALUE's words, then ARGS
     (a VALUE starting with `!` is shell code, kept whole); None when no alias is used."""
+    settings = [value for option, value in pairwise(options) if option == "-c"]
+    settings += [option[2:] for option in options if option.startswith("-c") and option != "-c"]
     aliases = {
         value[6:].partition("=")[0]: value.partition("=")[2]
-        for option, value in pairwise(options)
-        if option == "-c" and value.startswith("alias.")
+        for value in settings
+        if value.startswith("alias.")
     }
     value = aliases.get(args[0]) if args else None
     if not value:
