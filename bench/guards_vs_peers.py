@@ -230,7 +230,11 @@ _DELETES = (
 )
 _AT_COMMAND = r"(?:^|[;&|({`]\s*|\$\(\s*|\b(?:sudo|exec|nohup|env|command|busybox)\s+)"
 FAMILIES = {
-    "recursive deletion": re.compile(rf"(?=.*(?:{_DELETES}))(?=.*{_CRITICAL_WORD})", re.DOTALL),
+    "recursive deletion": re.compile(
+        rf"(?=.*(?:{_DELETES}))(?=.*\b(?:rm|find|chmod|chown|chgrp|rsync|rmtree|rm_rf|rmSync"
+        rf"|remove_tree)\b[^;&|\n]*?{_CRITICAL_WORD})",
+        re.DOTALL,
+    ),
     "disks": re.compile(
         _AT_COMMAND + r"(?:\S*/)?(?:mkfs\S*|mke2fs|mkswap|wipefs|[sg]?fdisk|parted|badblocks"
         r"|hdparm|blkdiscard)\b|\bdd\b[^|;&\n]*\bof=/dev/|\bdiskutil\s+\w*(?:erase|zero"
@@ -261,6 +265,47 @@ FAMILIES = {
 }
 
 
+# Where ccbridge answers otherwise by design (its guide says why), as this script's own rules:
+# a disagreement one of them describes is counted apart, as deliberate.
+DELIBERATE = {
+    "miss": {
+        "a find narrowed by its tests cannot list .git": re.compile(
+            r"\bfind\s+\.\s.*-(?:name|iname|path|empty|mtime|type|newer|size)\b"
+        ),
+        "a relative path after `cd ..` is a sibling, not the project": re.compile(
+            r"\bcd\s+\.\.(?:\s|;|\)|$)"
+        ),
+        "in temporary space": re.compile(r"\bcd\s+/tmp\b|\bfind\s+\$TMPDIR/\w"),
+        "Windows programs are not read": re.compile(r"(?i)\.exe\b|\bC:\\"),
+        "`command -v`/`-V` looks a command up": re.compile(r"\bcommand\s+-\w*[vV]"),
+        "names are case-sensitive": re.compile(r"\b(?:XARGS|GIT|RM|FIND)\b"),
+        "git: a dry run, one path, a merged branch or a lease": re.compile(
+            r"\bgit\s+(?:clean\s+-\w*n|checkout\s+--\s+-\w|branch\s+-d\b|push\b.*"
+            r"--force-with-lease)"
+        ),
+    },
+    "extra": {
+        "unreadable: fail closed": re.compile(r"^"),  # matched by the guard's reason below
+        "/tmp itself holds other programs' files": re.compile(r"\brm\s+-\w+\s+/tmp/?\*?\s*$"),
+        "`find .` lists .git, whatever -exec rm is given": re.compile(
+            r"\bfind\s+\.\s+-exec\s+rm\b"
+        ),
+        "a line that sets TMPDIR is not trusted with it": re.compile(r"\bTMPDIR=/"),
+    },
+}
+
+
+def deliberate(kind: str, case: Case, reason: str) -> str | None:
+    """The design rule a disagreement follows, if any."""
+    for name, pattern in DELIBERATE.get(kind, {}).items():
+        if name.startswith("unreadable"):
+            if reason.startswith("[guard builtin:dangerous_shell] cannot parse"):
+                return name
+        elif pattern.search(case.command):
+            return name
+    return None
+
+
 def families(command: str) -> list[str]:
     return [name for name, pattern in FAMILIES.items() if pattern.search(command)]
 
@@ -268,7 +313,7 @@ def families(command: str) -> list[str]:
 # ------------------------------------------------------------------------------ judging
 
 
-def judge_with(self_protection: bool) -> Callable[[str], str]:
+def judge_with(self_protection: bool) -> Callable[[str], tuple[str, str]]:
     """The guards `ccbridge run` would run, folded by the pipeline: deny, ask or allow."""
     os.environ.update(HOME=HOME, CLAUDE_PROJECT_DIR=PROJECT)
     sys.path.insert(0, str(CHECKOUT))
@@ -282,7 +327,7 @@ def judge_with(self_protection: bool) -> Callable[[str], str]:
     if self_protection:
         import importlib
 
-        for module in ("bridge.guards.protect", "bridge.policies.protect"):
+        for module in ("bridge.guards.protect.protect", "bridge.policies.protect"):
             try:
                 protect = importlib.import_module(module)
                 break
@@ -297,12 +342,12 @@ def judge_with(self_protection: bool) -> Callable[[str], str]:
         guards.insert(0, Named("self-protection", guard))
     stations = Stations(guards=guards)
 
-    def verdict(command: str) -> str:
+    def verdict(command: str) -> tuple[str, str]:
         execution = Execution.create("Bash", {"command": command}, cwd=PROJECT)
         decision = decide(execution, stations, lambda _e, _a: "deferred").decision
         if isinstance(decision, Allow):
-            return "allow"
-        return "ask" if isinstance(decision, Ask) else "deny"
+            return "allow", ""
+        return ("ask" if isinstance(decision, Ask) else "deny"), decision.reason
 
     return verdict
 
@@ -318,8 +363,10 @@ class Tally:
     extra_denials: int = 0
     asked_on_allow: int = 0
     asked_on_deny: int = 0
+    deliberate_misses: int = 0
+    deliberate_extra: int = 0
 
-    def add(self, case: Case, got: str, claimed: bool) -> list[str]:
+    def add(self, case: Case, got: str, claimed: bool, reason: str = "") -> list[str]:
         """Count one case; the kinds of disagreement it is (for --show)."""
         kinds = []
         label = case.label
@@ -335,6 +382,7 @@ class Tally:
             if got == "deny":
                 self.extra_denials += 1
                 kinds.append("extra")
+                self.deliberate_extra += deliberate("extra", case, reason) is not None
             elif got == "ask":
                 self.asked_on_allow += 1
                 kinds.append("asked")
@@ -347,6 +395,7 @@ class Tally:
                 if not stops:
                     self.misses += 1
                     kinds.append("miss")
+                    self.deliberate_misses += deliberate("miss", case, reason) is not None
             elif not stops:
                 kinds.append("unclaimed")
         return kinds
@@ -355,12 +404,15 @@ class Tally:
         def share(part: int, whole: int) -> str:
             return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "-"
 
+        net = self.family_agreed + self.deliberate_misses
         return (
             f"{name:<14} cases {self.cases:>5}  overall {share(self.agreed, self.cases):<20} "
             f"claimed-family denials {share(self.family_agreed, self.family_deny):<19} "
-            f"misses {self.misses:>3}  extra denials {self.extra_denials:>3} of "
-            f"{self.allow_labels} allow  (asked: {self.asked_on_allow} allow, "
-            f"{self.asked_on_deny} deny)"
+            f"(net of deliberate {share(net, self.family_deny)})  "
+            f"misses {self.misses:>3} ({self.deliberate_misses} deliberate)  "
+            f"extra denials {self.extra_denials:>3} ({self.deliberate_extra} deliberate) of "
+            f"{self.allow_labels} allow  asked: {self.asked_on_allow} allow, "
+            f"{self.asked_on_deny} deny"
         )
 
 
@@ -386,12 +438,12 @@ def main(argv: list[str] | None = None) -> int:
     shown: list[str] = []
     for case in sorted(cases, key=lambda c: (c.source, c.command)):
         claimed = bool(families(case.command))
-        got = verdict(case.command)
-        kinds = tallies.setdefault(case.source, Tally()).add(case, got, claimed)
-        total = tallies.setdefault("all", Tally())
-        total.add(case, got, claimed)
+        got, reason = verdict(case.command)
+        kinds = tallies.setdefault(case.source, Tally()).add(case, got, claimed, reason)
+        tallies.setdefault("all", Tally()).add(case, got, claimed, reason)
         shown += [
-            f"{kind}\t{case.source}\t{case.label}\t{got}\t{case.command!r}"
+            f"{kind}\t{case.source}\t{case.label}\t{got}\t{case.command!r}\t"
+            f"{deliberate(kind, case, reason) or ''}"
             for kind in kinds
             if kind in options.show
         ]

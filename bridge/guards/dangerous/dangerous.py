@@ -181,6 +181,7 @@ class Judge:
         self.enabled = enabled
         self.temporary = temporary  # `$TMPDIR/name` is temporary space (the line sets no TMPDIR)
         self.written: dict[str, str] = {}  # files the line writes with literal text, by path
+        self.in_code = 0  # > 0 while interpreter code is read as shell code
 
     def script(self, script: Script, place: Place) -> str | None:
         return first(self._reasons(script, place))
@@ -222,12 +223,16 @@ class Judge:
 
         if device := _opened_device(code):
             return f"writes straight to the block device {device}, destroying its filesystem"
-        return code_objection(
-            code,
-            lambda text: self.shell_text(text, place),
-            lambda word: _target(self, word, place, dynamic="$" in word),
-            Unknown,
-        )
+        self.in_code += 1
+        try:
+            return code_objection(
+                code,
+                lambda text: self.shell_text(text, place),
+                lambda word: _target(self, word, place, dynamic="$" in word),
+                Unknown,
+            )
+        finally:
+            self.in_code -= 1
 
 
 def _targets(
@@ -446,13 +451,13 @@ def _unknown_name(
     if 0 not in command.dynamic:
         return None
     argv = command.argv
+    if judge.in_code and argv[0][:2] in _POSITIONALS:
+        return None  # `$1 > 10`: an awk or perl field, in code read as shell, is no command
     if len(argv) == 1 and OPAQUE.fullmatch(argv[0]):  # `$x`, `eval "$x"`, `bash -c "$x"`
         return Unknown(f"runs the code held in {argv[0]}, which cannot be read before it runs")
     for flag, code in pairwise(argv):
         if flag == "-c" and (reason := judge.shell_text(code, place)):
             return about(f"runs {argv[0]} -c with code that ", reason)
-    if argv[0][:2] in _POSITIONALS:  # `$1 ~ /x/`: an awk or perl field read as shell, not a call
-        return None
     anywhere = Place(place.cwd, "")  # the project is only protected from known deleters
     for i in _operands(argv):
         what = target(argv[i], anywhere, i in command.dynamic)
