@@ -26,6 +26,7 @@ from bridge.guards.dangerous.unread import (
     runs_downloaded_code,
     runs_saved,
     saved_downloads,
+    script_file,
     teed_downloads,
 )
 from bridge.pipeline import Ask, Execution, Guard
@@ -620,9 +621,7 @@ def _runs_written(
     """`echo 'rm -rf /' > x.sh; sh x.sh`: a script the line wrote, then runs."""
     if not judge.written:
         return None
-    source = program(command.argv, command.redirects)
-    ran = command.argv[1] if command.name in ("source", ".") and len(command.argv) > 1 else ""
-    ran = source.text if source is not None and source.kind == "file" else ran
+    ran = script_file(command)
     text = judge.written.get(posixpath.normpath(ran)) if ran else None
     if text is None or interpreter(command.argv) not in (*SHELLS, None):
         return None

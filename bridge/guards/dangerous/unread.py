@@ -152,13 +152,17 @@ def saved_downloads(command: SimpleCommand) -> set[str]:
     return saved - {"-", "."}
 
 
+def script_file(command: SimpleCommand) -> str:
+    """The file a command runs as a script (`sh f`, `python3 f`, `source f`), or ""."""
+    source = program(command.argv, command.redirects)
+    ran = command.argv[1] if command.name in ("source", ".") and len(command.argv) > 1 else ""
+    return source.text if source is not None and source.kind == "file" else ran
+
+
 def runs_saved(command: SimpleCommand, downloaded: set[str]) -> str | None:
     if not downloaded or not command.argv:
         return None
-    source = program(command.argv, command.redirects)
-    ran = command.argv[1] if command.name in ("source", ".") and len(command.argv) > 1 else ""
-    ran = source.text if source is not None and source.kind == "file" else ran
-    ran = ran or (command.argv[0] if "/" in command.argv[0] else "")
+    ran = script_file(command) or (command.argv[0] if "/" in command.argv[0] else "")
     if ran and posixpath.normpath(ran) in downloaded | {posixpath.basename(p) for p in downloaded}:
         return f"runs {ran}, downloaded earlier in this command, without anyone reading it first"
     return None
