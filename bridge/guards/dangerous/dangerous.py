@@ -1,13 +1,16 @@
 """A guard against Bash commands that wreck the machine, the disk, the project or shared history.
 
 Judged on the parsed command (`bridge.shell.syntax`), never on raw text: `echo "rm -rf /"`
-passes, `true && sudo rm -rf /` does not, and a command it cannot parse is denied. One rule
-instead of a longer list: when a destructive verb is given something that is only known at run
-time (`rm -rf "$X"`, `rm -rf /h*`, `xargs rm -rf`, a relative path after `cd "$D"`), it denies
-with "cannot tell what this deletes" unless the known part lies inside the project. Code handed
-to a shell or an interpreter is read when it is literal and denied as unreadable when it is not.
+passes, `true && sudo rm -rf /` does not, and a command it cannot parse is denied. It denies
+what it knows is destructive and asks (`Ask`) where what decides is only known at run time:
+one rule instead of a longer list, when a destructive verb is given something only the run
+tells (`rm -rf "$X"`, `xargs rm -rf`, a relative path after `cd "$D"`), the question says
+"cannot tell what this deletes", unless the known part lies inside the project or is a name in
+temporary space (`$TMPDIR/build`). A glob that can match a critical path (`rm -rf /h*`) is
+denied. Code handed to a shell or an interpreter is read when it is literal; code held in a
+variable is asked about, decoded code is denied. Reasons about what only the run would tell
+are `Unknown` strings all the way up, so one question never hides a certain denial.
 """
-
 from __future__ import annotations
 
 import posixpath
