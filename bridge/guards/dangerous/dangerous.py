@@ -11,6 +11,7 @@ denied. Code handed to a shell or an interpreter is read when it is literal; cod
 variable is asked about, decoded code is denied. Reasons about what only the run would tell
 are `Unknown` strings all the way up, so one question never hides a certain denial.
 """
+
 from __future__ import annotations
 
 import posixpath
