@@ -133,6 +133,20 @@ def _shell_commands(code: str) -> Iterator[str]:
         yield _words(found["args"].replace("[", "").replace("]", ""))
     for found in _AWK_PIPE.finditer(code):
         yield found["text"] if found["text"] is not None else found["text2"]
+    if "\\" in code:  # `system("rm\040-rf\040/")`: the string as the interpreter decodes it
+        decoded = _C_ESCAPE.sub(_decode, code)
+        if decoded != code:
+            yield from _shell_commands(decoded)
+
+
+_C_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{2})|([nt]))")
+
+
+def _decode(found: re.Match[str]) -> str:
+    octal, hexadecimal, letter = found.groups()
+    if letter:
+        return "\n" if letter == "n" else "\t"
+    return chr(int(octal, 8) if octal else int(hexadecimal, 16))
 
 
 def _words(items: str) -> str:

@@ -580,7 +580,8 @@ def _shell_alias(
     if command.name != "git":
         return None
     i = skip_options(command.argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
-    args = aliased(command.argv[1:i], command.argv[i:])
+    env = command.words[: len(command.words) - len(command.argv)]
+    args = aliased(command.argv[1:i], command.argv[i:], env)
     if not args or not args[0].startswith("!"):
         return None
     reason = judge.shell_text(" ".join((args[0][1:], *args[1:])), place)

@@ -52,7 +52,8 @@ def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None
         return None
     if i in command.dynamic:
         return Unknown(f"cannot tell which git subcommand `{argv[i]}` is before the command runs")
-    args = aliased(argv[:i], argv[i:]) or argv[i:]
+    env = command.words[: len(command.words) - len(command.argv)]
+    args = aliased(argv[:i], argv[i:], env) or argv[i:]
     if args[0].startswith("!"):
         return None  # a shell alias: its code is judged as shell code (`shell_alias`)
     check = _SUBCOMMANDS.get(args[0])
@@ -62,11 +63,16 @@ def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None
     return None
 
 
-def aliased(options: Sequence[str], args: Sequence[str]) -> tuple[str, ...] | None:
+def aliased(
+    options: Sequence[str], args: Sequence[str], env: Sequence[str] = ()
+) -> tuple[str, ...] | None:
     """The words a `git -c alias.NAME=VALUE NAME ARGS` call runs: VALUE's words, then ARGS
-    (a VALUE starting with `!` is shell code, kept whole); None when no alias is used."""
+    (a VALUE starting with `!` is shell code, kept whole); None when no alias is used. `env`:
+    the command's assignments, where `GIT_CONFIG_PARAMETERS` and `GIT_CONFIG_COUNT` with
+    `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` set configuration too."""
     settings = [value for option, value in pairwise(options) if option == "-c"]
     settings += [option[2:] for option in options if option.startswith("-c") and option != "-c"]
+    settings += _environment_settings(env)
     aliases = {
         value[6:].partition("=")[0]: value.partition("=")[2]
         for value in settings
@@ -78,6 +84,22 @@ def aliased(options: Sequence[str], args: Sequence[str]) -> tuple[str, ...] | No
     if value.startswith("!"):
         return (value, *args[1:])
     return (*value.split(), *args[1:])
+
+
+def _environment_settings(env: Sequence[str]) -> list[str]:
+    """`KEY=VALUE` settings from `GIT_CONFIG_PARAMETERS="'k=v' 'k2=v2'"` and numbered pairs."""
+    values = dict(word.partition("=")[::2] for word in env if "=" in word)
+    found = [
+        item.strip("'")
+        for item in values.get("GIT_CONFIG_PARAMETERS", "").split("' '")
+        if "=" in item
+    ]
+    count = values.get("GIT_CONFIG_COUNT", "0")
+    for n in range(int(count) if count.isdigit() else 0):
+        key, value = values.get(f"GIT_CONFIG_KEY_{n}"), values.get(f"GIT_CONFIG_VALUE_{n}")
+        if key is not None and value is not None:
+            found.append(f"{key}={value}")
+    return found
 
 
 def _flags(args: Sequence[str], no_value: str = "") -> set[str]:
