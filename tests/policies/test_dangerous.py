@@ -663,3 +663,27 @@ ASKED_AT_RUN_TIME = [
 @pytest.mark.parametrize(("command", "why"), ASKED_AT_RUN_TIME)
 def test_code_and_targets_fed_at_run_time_are_asked(command: str, why: str) -> None:
     assert why in asked(command)
+
+
+@given(
+    st.sampled_from([command for command, _ in DANGEROUS]),
+    st.sampled_from([command for command, _ in UNKNOWABLE]),
+    st.sampled_from(["; ", " && ", " || ", "\n"]),
+    st.booleans(),
+)
+def test_deny_wins_over_ask_in_either_order(
+    dangerous: str, unknowable: str, separator: str, ask_first: bool
+) -> None:
+    """A question in the same line never turns a certain denial into a question."""
+    parts = [unknowable, dangerous] if ask_first else [dangerous, unknowable]
+    denied(separator.join(parts))
+
+
+@given(
+    st.sampled_from([command for command, _ in UNKNOWABLE]),
+    st.sampled_from(["bash -c {}", "sh -c {}", "eval {}", "sudo bash -c {}"]),
+)
+def test_wrapping_a_question_in_a_shell_string_keeps_it_a_question(
+    unknowable: str, wrapper: str
+) -> None:
+    assert isinstance(judge(wrapper.format(shlex.quote(unknowable))), Ask)
