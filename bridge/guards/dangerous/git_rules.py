@@ -12,7 +12,7 @@ from bridge.guards.dangerous.targets import Unknown
 from bridge.shell.syntax import SimpleCommand, skip_options
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Callable, Sequence
 
 RULES = {
