@@ -84,12 +84,13 @@ def quietly(write: Callable[[], object]) -> None:
 
 
 def _judge(event: HookEvent, config: str | None, env: Mapping[str, str]) -> Report:
-    from bridge.config.cache import Cache, load
+    from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.paths import find_config, project_dir
 
-    paths, _how = find_config(config, env, project_dir(env, event.cwd))
-    return handle(event, load(paths, Cache.of(env)), Host(env=env))
+    project = project_dir(env, event.cwd)
+    paths, _how = find_config(config, env, project)
+    return handle(event, load(paths, Cache.of(env), Surroundings(env, project)), Host(env=env))
 
 
 def _audit(

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
-FORMAT = 2
+FORMAT = 3
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
@@ -75,6 +75,9 @@ class CompiledConfig(Record, frozen=True):
     goals: GoalConfig = GoalConfig()
     self_protection_off_in: str | None = None  # the config file that says `self_protection: false`
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
+    # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
+    # (bridge.wall); judged when compiled, so the cache is keyed by the CC settings files too.
+    protection: str = "tripwire"
 
     @property
     def self_protection(self) -> bool:
@@ -98,6 +101,7 @@ class CompiledConfig(Record, frozen=True):
             "goals": self.goals.to_json(),
             "self_protection_off_in": self.self_protection_off_in,
             "error": self.error,
+            "protection": self.protection,
         }
 
     @classmethod
@@ -117,6 +121,7 @@ class CompiledConfig(Record, frozen=True):
             goals=GoalConfig(**data["goals"]),
             self_protection_off_in=data["self_protection_off_in"],
             error=data["error"],
+            protection=data["protection"],
         )
 
 
