@@ -36,9 +36,16 @@ def failure_answer(event_name: str | None, reason: str) -> Answer:
 
 
 def run(
-    config: str | None, stdin: IO[bytes], stdout: IO[bytes], stderr: IO[str], env: Mapping[str, str]
+    config: str | None,
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    stderr: IO[str],
+    env: Mapping[str, str],
+    host: str | None = None,
 ) -> int:
+    """`host`: the agent named by `ccbridge run --host`; None: told by the event itself."""
     started = time.monotonic()
+    caller = host
     event_name: str | None = None
     report: Report | None = None
     error: str | None = None
@@ -49,21 +56,41 @@ def run(
         from bridge.wire.event import EventError, read_event
 
         try:
-            event = read_event(stdin)
+            event = read_event(stdin, host=host)
         except EventError as problem:
             error = str(problem)
             result = answer.deny(f"ccbridge: {problem}")
+            caller = problem.host or host
         else:
-            event_name, raw = event.name, dict(event.raw)
+            event_name, raw, caller = event.name, dict(event.raw), event.host
             report = _judge(event, config, env)
             result, audit_settings = report.answer, report.config.audit
     except BaseException as problem:  # fail closed on our own bugs, never exit 1
         error = f"{type(problem).__name__}: {problem}"
         result = failure_answer(event_name, f"ccbridge internal error: {error}")
         crash_log = _crash_log(problem, env, stderr)
+    if caller is not None and caller != "claude-code":
+        result, raw = _in_dialect(caller, result, event_name, raw, stderr)
     _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr, crash_log)
     emit(result, stdout, stderr)
     return result.exit_code
+
+
+def _in_dialect(
+    host: str, result: Answer, event_name: str | None, raw: dict[str, Any] | None, stderr: IO[str]
+) -> tuple[Answer, dict[str, Any]]:
+    """The answer as the calling agent reads it, and the audit's event naming that agent. A
+    failure here keeps CC's answer: its exit 2 with the reason on stderr blocks on every host."""
+    raw = {**(raw or {}), "ccbridge_host": host}
+    try:
+        from bridge.wire.hosts import answer as in_dialect
+
+        return in_dialect(host, result, event_name), raw
+    except Exception as problem:
+        stderr.write(f"ccbridge: could not answer in {host}'s dialect: {problem}\n")
+        if result.exit_code == 0 and event_name in (None, "PreToolUse"):
+            return answer.deny(f"ccbridge internal error: {problem}"), raw
+        return result, raw
 
 
 def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
