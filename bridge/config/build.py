@@ -41,6 +41,11 @@ Location = tuple[str | int, ...]
 # gives out past a few hundred.
 MAX_NESTING = 64
 _TOO_DEEP = f"nested deeper than {MAX_NESTING} levels (a config needs fewer than ten)"
+# YAML aliases repeat a node without repeating its text: nine lines of nine aliases each stand
+# for 9^9 values (the "billion laughs"), which building and validating would take minutes over.
+# A document is refused when its aliases expand it past this many nodes; without aliases a
+# config within MAX_CONFIG_BYTES has fewer.
+MAX_EXPANDED_NODES = 1 << 18
 # The keys CC reads in a hook handler and a matcher group, plus ccbridge's own `name`: a key
 # close to one of these is a misspelling.
 HANDLER_KEYS = (
@@ -133,7 +138,7 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     if deep_at is not None:
         raise ConfigError(f"{path}:{deep_at}: {_TOO_DEEP}")
     try:
-        data = orjson.loads(content) if is_json else yaml.safe_load(content.decode("utf-8"))
+        data = orjson.loads(content) if is_json else _load_yaml(path, content.decode("utf-8"))
     except (orjson.JSONDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: not valid {'JSON' if is_json else 'UTF-8'}: {error}") from None
     except yaml.YAMLError as error:
@@ -156,6 +161,42 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     if is_json:
         return {"hooks": data.get("hooks", {})}, True
     return data, False
+
+
+def _load_yaml(path: Path, text: str) -> Any:
+    """yaml.safe_load, refusing a document whose aliases expand it past MAX_EXPANDED_NODES
+    before anything is built from it."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        expanded = _expanded_size(node, {})
+        if expanded > MAX_EXPANDED_NODES:
+            raise ConfigError(
+                f"{path}: its YAML aliases (*name) expand it to over {MAX_EXPANDED_NODES} values "
+                '(a "billion laughs" document); write the values out, or alias less'
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(node: yaml.Node, seen: dict[int, int]) -> int:
+    """How many nodes `node` stands for with every alias written out; each shared node is
+    counted once (memoised), so this is linear in the document, not in its expansion."""
+    known = seen.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            size += _expanded_size(item, seen)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            size += _expanded_size(key, seen) + _expanded_size(value, seen)
+    seen[id(node)] = size = min(size, MAX_EXPANDED_NODES + 1)
+    return size
 
 
 def _size(path: Path, content: bytes) -> int:
@@ -362,7 +403,9 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
     validated: list[tuple[Source, BridgeConfig, LineIndex]] = []
     for source in sources:
         if source.content is None:
-            raise ConfigError(f"{source.path}: config file not found or not readable")
+            raise ConfigError(
+                f"{source.path}: {source.problem or 'config file not found or not readable'}"
+            )
         config, lines = validate(Path(source.path), source.content)
         validated.append((source, config, lines))
     layers = [config for _, config, _ in validated]
@@ -398,6 +441,7 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
         approval=defaults["approval"],
         max_hooks=defaults["max_hooks"],
         output_cap=defaults["output_cap"],
+        deadline=defaults["deadline"],
         policies={kind: tuple(refs) for kind, refs in policies.items()},
         audit=AuditConfig(**audit),
         goals=GoalConfig(**_merged(layers, "goals")),

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 
 from bridge import __version__
+from bridge.deadline import DEFAULT_DEADLINE
 from bridge.pipeline.record import Record, field, replace
 from bridge.wire import jsonio
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
@@ -28,11 +29,14 @@ if TYPE_CHECKING:  # `typing` is not imported on a hook call
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
-FORMAT = 2
+FORMAT = 3
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
 MAX_CONFIG_BYTES = 256 << 10
+# A compiled entry holds at most a few config files' worth of hooks; past this it is no entry
+# ccbridge wrote, and it is rebuilt without being read to its end.
+MAX_ENTRY_BYTES = 16 * MAX_CONFIG_BYTES
 KEY_NAME = "cache.key"
 KEY_BYTES = 32
 
@@ -82,6 +86,7 @@ class CompiledConfig(Record, frozen=True):
     approval: str = "prompt"
     max_hooks: int = 64
     output_cap: int = 1024 * 1024
+    deadline: float = DEFAULT_DEADLINE
     policies: Mapping[str, tuple[PolicyRef, ...]] = field(default_factory=dict)
     audit: AuditConfig = AuditConfig()
     goals: GoalConfig = GoalConfig()
@@ -103,6 +108,7 @@ class CompiledConfig(Record, frozen=True):
             "approval": self.approval,
             "max_hooks": self.max_hooks,
             "output_cap": self.output_cap,
+            "deadline": self.deadline,
             "policies": {
                 kind: [[ref.ref, ref.where] for ref in refs] for kind, refs in self.policies.items()
             },
@@ -121,6 +127,7 @@ class CompiledConfig(Record, frozen=True):
             approval=data["approval"],
             max_hooks=data["max_hooks"],
             output_cap=data["output_cap"],
+            deadline=data["deadline"],
             policies={
                 kind: tuple(PolicyRef(ref, where) for ref, where in refs)
                 for kind, refs in data["policies"].items()
@@ -150,6 +157,7 @@ class Source(Record, frozen=True, slots=True):
     path: Path
     content: bytes | None
     identity: tuple[str, int, int, str]
+    problem: str = ""  # why content is None, when it is not simply missing
 
 
 class Cache(Record, frozen=True, slots=True):
@@ -166,12 +174,16 @@ class Cache(Record, frozen=True, slots=True):
 
 
 def read_sources(paths: Sequence[Path]) -> list[Source]:
+    from bridge.paths import NotRegular, read_regular
+
     sources = []
     for path in paths:
         try:
-            with open(path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                content = handle.read(MAX_CONFIG_BYTES + 1)
+            content, stat = read_regular(path, MAX_CONFIG_BYTES + 1)
+        except NotRegular as error:  # a FIFO would hang every call that reads it
+            problem = f"{error}: ccbridge reads only regular config files"
+            sources.append(Source(path, None, (str(path), -2, -2, ""), problem=problem))
+            continue
         except OSError:
             sources.append(Source(path, None, (str(path), -1, -1, "")))
             continue
@@ -196,19 +208,23 @@ def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
     """The compiled config for these files, from the cache when it matches and is sealed."""
     if not paths:
         return CompiledConfig()
+    from bridge.paths import NotRegular, read_regular
+
     sources = read_sources(paths)
     key = cache_key(sources)
-    secret = _secret(cache.key_file) if cache is not None else None
+    secret, tampered = _secret(cache.key_file) if cache is not None else (None, None)
     entry = _cache_file(cache.directory, secret, sources) if cache and secret else None
     forged = False
     if entry is not None and secret is not None:
         try:
-            with open(entry, "rb") as handle:
-                seal, _, payload = handle.read().partition(b"\n")
+            sealed, _status = read_regular(entry, MAX_ENTRY_BYTES)
+            seal, _, payload = sealed.partition(b"\n")
             forged = seal != hmac_sha256_hex(secret, payload).encode()
             cached = None if forged else jsonio.loads(payload)
-            if cached is not None and cached["key"] == key:
+            if cached is not None and cached["key"] == key and tampered is None:
                 return CompiledConfig.from_json(cached["config"])
+        except NotRegular:  # a FIFO there would hang the call: nothing ccbridge wrote
+            forged = True
         except (OSError, ValueError, KeyError, TypeError):
             pass  # missing, or sealed by an older ccbridge: rebuild below
     from bridge.config.build import compile_sources
@@ -217,29 +233,39 @@ def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
     if entry is not None and secret is not None:
         payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
         _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)
+    if tampered is not None:
+        return replace(compiled, error=tampered)
     if forged:
         return replace(
             compiled,
             error=f"{entry}: this compiled-config cache entry was written by something other "
-            "than ccbridge (its seal does not match); it was rebuilt from "
-            + ", ".join(map(str, paths))
-            + ", and the call that found it is refused",
+            "than ccbridge (its seal does not match, or it is no regular file); it was rebuilt "
+            "from " + ", ".join(map(str, paths)) + ", and the call that found it is refused",
         )
     return compiled
 
 
-def _secret(path: Path) -> bytes | None:
+def _secret(path: Path) -> tuple[bytes | None, str | None]:
     """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
-    cached: every call compiles, slower but never trusting an unsealed entry)."""
+    cached: every call compiles, slower but never trusting an unsealed entry). The second item
+    says why the call is refused: the key was no regular file (a FIFO would hang every call),
+    so it was replaced with a new one."""
+    from bridge.paths import NotRegular, read_regular
+
+    tampered = None
     try:
-        with open(path, "rb") as file:
-            secret = file.read()
+        secret, _status = read_regular(path, KEY_BYTES + 1)
         if len(secret) == KEY_BYTES:
-            return secret
+            return secret, None
     except FileNotFoundError:
         pass
+    except NotRegular as error:
+        tampered = (
+            f"{path}: the cache's sealing key is {error} (something other than ccbridge put it "
+            "there); a new key replaces it, and the call that found it is refused"
+        )
     except OSError:
-        return None
+        return None, None
     secret = os.urandom(KEY_BYTES)
     temporary = _temporary(path)
     try:
@@ -247,22 +273,27 @@ def _secret(path: Path) -> bytes | None:
         handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(handle, "wb") as out:
             out.write(secret)
+        if tampered is not None:
+            os.replace(temporary, path)
+            return secret, tampered
         try:
             os.link(temporary, path)  # the first writer wins; a concurrent one reads its key
         except FileExistsError:
-            with open(path, "rb") as file:
-                existing = file.read()
+            try:
+                existing, _status = read_regular(path, KEY_BYTES + 1)
+            except NotRegular:
+                existing = b""
             if len(existing) == KEY_BYTES:
-                return existing
+                return existing, None
             os.replace(temporary, path)  # a damaged key: entries sealed with it are rebuilt
     except OSError:
-        return None
+        return None, tampered
     finally:
         from contextlib import suppress  # once per user: the key is made on first use
 
         with suppress(FileNotFoundError):
             os.unlink(temporary)
-    return secret
+    return secret, tampered
 
 
 def _temporary(path: Path) -> str:

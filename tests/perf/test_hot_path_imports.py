@@ -100,6 +100,7 @@ EMPTY_CONFIG_ALLOWED = (
     *STDLIB_BASICS,
     "bridge",
     "bridge.main",
+    "bridge.deadline",  # the SIGALRM deadline (`_signal`, never `signal`)
     "bridge.paths",
     "bridge.engine",
     "bridge.wire",
