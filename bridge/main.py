@@ -155,10 +155,10 @@ def _judge(
 ) -> Report:
     from bridge.config.compiled import Cache, load
     from bridge.engine import Host, handle
-    from bridge.paths import find_config, project_dir
+    from bridge.paths import find_config, project_dir, wide_layers
 
     paths, _how = find_config(config, env, project_dir(env, event.cwd))
-    compiled = load(paths, Cache.of(env))
+    compiled = load(paths, Cache.of(env), wide_layers(paths, env, config))
     loaded.append(compiled)
     deadline.shorten(compiled.deadline)
     return handle(event, compiled, Host(env=env))

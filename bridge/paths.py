@@ -129,6 +129,17 @@ def find_config(
     return [path for path in config_layers(env, project) if os.path.exists(path)], "layers"
 
 
+def wide_layers(paths: Sequence[PathLike], env: Mapping[str, str], explicit: str | None) -> int:
+    """How many of `paths` (as `find_config(explicit, env, ...)` chose them) may loosen what
+    ccbridge's defaults or a wider layer set: an explicit file (--config, $CCBRIDGE_CONFIG), or
+    the user layer. A project or local layer only tightens (bridge.config.build): the agent can
+    write those files, and a layer it writes must not switch protection off."""
+    if explicit or env.get(CONFIG_ENV):
+        return len(paths)
+    user = config_layers(env, ".")[0]
+    return 1 if paths and _clean(os.fspath(paths[0])) == user else 0
+
+
 class NotRegular(OSError):
     """A FIFO, a device or a directory where ccbridge expects a file of its own. Its message
     names no path: the caller's does."""

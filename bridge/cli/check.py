@@ -30,6 +30,11 @@ _FIXES = (
     ("not valid JSON", "check commas and quotes around that line"),
     ("cannot load policy", "check the module path or file and the function name"),
     ("cannot read", "check the file exists and is readable"),
+    (
+        "may only tighten",
+        "loosen it in ~/.claude/ccbridge.yaml (or a file named with --config); here, remove it",
+    ),
+    ("cannot switch self-protection off", "remove the line; set it in ~/.claude/ccbridge.yaml"),
 )
 
 
@@ -78,7 +83,7 @@ def check(config: str | None) -> None:
         looked = ", ".join(str(path) for path in config_layers(env, project))
         say(f"{mark('info')}  no config files (looked for {looked}); ccbridge runs with defaults")
         return
-    problems = config_problems(paths, env, project)
+    problems = config_problems(paths, env, project, config)
     for problem in problems:
         say(f"{mark('warn' if problem.warning else 'fail')}  {problem}")
         fix = fix_for(problem.message)

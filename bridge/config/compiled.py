@@ -91,6 +91,8 @@ class CompiledConfig(Record, frozen=True):
     audit: AuditConfig = AuditConfig()
     goals: GoalConfig = GoalConfig()
     self_protection_off_in: str | None = None  # the config file that says `self_protection: false`
+    # What a project or local layer tried to loosen and did not (the stricter value holds)
+    warnings: tuple[str, ...] = ()
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
 
     @property
@@ -115,6 +117,7 @@ class CompiledConfig(Record, frozen=True):
             "audit": self.audit.to_json(),
             "goals": self.goals.to_json(),
             "self_protection_off_in": self.self_protection_off_in,
+            "warnings": list(self.warnings),
             "error": self.error,
         }
 
@@ -135,6 +138,7 @@ class CompiledConfig(Record, frozen=True):
             audit=AuditConfig(**data["audit"]),
             goals=GoalConfig(**data["goals"]),
             self_protection_off_in=data["self_protection_off_in"],
+            warnings=tuple(data["warnings"]),
             error=data["error"],
         )
 
@@ -192,8 +196,8 @@ def read_sources(paths: Sequence[Path]) -> list[Source]:
     return sources
 
 
-def cache_key(sources: list[Source]) -> str:
-    identity = jsonio.dumps([FORMAT, __version__, [source.identity for source in sources]])
+def cache_key(sources: list[Source], wide: int = 1) -> str:
+    identity = jsonio.dumps([FORMAT, __version__, wide, [source.identity for source in sources]])
     return sha256_hex(identity)
 
 
@@ -204,14 +208,15 @@ def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
     return os.path.join(directory, f"config-{names}.sealed")
 
 
-def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
-    """The compiled config for these files, from the cache when it matches and is sealed."""
+def load(paths: Sequence[Path], cache: Cache | None, wide: int = 1) -> CompiledConfig:
+    """The compiled config for these files, from the cache when it matches and is sealed. The
+    first `wide` files may loosen what ccbridge's defaults say (bridge.paths.wide_layers)."""
     if not paths:
         return CompiledConfig()
     from bridge.paths import NotRegular, read_regular
 
     sources = read_sources(paths)
-    key = cache_key(sources)
+    key = cache_key(sources, wide)
     secret, tampered = _secret(cache.key_file) if cache is not None else (None, None)
     entry = _cache_file(cache.directory, secret, sources) if cache and secret else None
     forged = False
@@ -229,7 +234,7 @@ def load(paths: Sequence[Path], cache: Cache | None) -> CompiledConfig:
             pass  # missing, or sealed by an older ccbridge: rebuild below
     from bridge.config.build import compile_sources
 
-    compiled = compile_sources(sources, key)
+    compiled = compile_sources(sources, key, wide)
     if entry is not None and secret is not None:
         payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
         _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)
