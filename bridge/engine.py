@@ -2,7 +2,7 @@
 
 Claude Code on the outside, DSH on the inside. Sub-hooks of an event are folded into one
 pre-execute (or post-execute) listener that runs them all in parallel; native policies are
-listeners and guards of their own. Nothing here writes anything: main.py prints the answer and
+listeners and guards of their own. Nothing here writes anything: hookcall.py prints the answer and
 appends the audit record built from the Report.
 """
 
@@ -250,7 +250,7 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
         return []
     if event.tool_name not in SELF_PROTECTED_TOOLS:
         return []
-    from bridge.policies.protect import SELF_PROTECTION, self_protection_guard
+    from bridge.guards.protect.protect import SELF_PROTECTION, self_protection_guard
 
     project = project_dir(host.env, event.cwd)
     roots = protected_roots(host.env, project, list(config.files), config.audit.path)

@@ -6,11 +6,11 @@
 Use it on its own (`"command": "hooks/dangerous_shell.py"` with matcher `Bash`) or load it into
 ccbridge as a native guard: `hooks/dangerous_shell.py:guard`. The git rules can be switched per
 project: `--allow git-stash-drop` lets that through, `--deny git-push-force-with-lease` adds the
-one rule that is off by default (the names: `bridge.policies.git_rules.RULES`). As a native
+one rule that is off by default (the names: `bridge.guards.dangerous.git_rules.RULES`). As a native
 guard, a project makes its own guard in a policy file next to its config and names that one:
 
     # .claude/guards.py, referenced as `policies: {guards: [guards.py:guard]}`
-    from bridge.policies.dangerous import configure
+    from bridge.guards.dangerous.dangerous import configure
     guard = configure(allow=["git-stash-drop"], deny=["git-push-force-with-lease"])
 """
 
@@ -25,7 +25,7 @@ except ImportError:  # run from a checkout where ccbridge is not installed
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.policies.dangerous import configure, dangerous_shell
+from bridge.guards.dangerous.dangerous import configure, dangerous_shell
 
 guard = dangerous_shell
 
@@ -33,7 +33,7 @@ guard = dangerous_shell
 def main(argv: list[str] | None = None) -> int:
     import argparse  # only when run as a hook of its own, not as a native guard
 
-    from bridge.policies.git_rules import RULES
+    from bridge.guards.dangerous.git_rules import RULES
     from bridge.policies.hook import run_guard_as_hook
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)

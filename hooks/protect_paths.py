@@ -3,8 +3,8 @@
 
     protect_paths.py [--protect PATTERN]...
 
-Protects `bridge.policies.protect.DEFAULT_SECRET_PATTERNS` and `CC_SETTINGS_PATTERNS`, plus each
-PATTERN (a path or a glob; relative ones match at any depth). Use it with matcher
+Protects `bridge.guards.protect.protect.DEFAULT_SECRET_PATTERNS` and `CC_SETTINGS_PATTERNS`,
+plus each PATTERN (a path or a glob; relative ones match at any depth). Use it with matcher
 `Bash|Write|Edit|MultiEdit|NotebookEdit`, or load it into ccbridge as a native guard:
 `hooks/protect_paths.py:guard` (the defaults only).
 """
@@ -20,13 +20,13 @@ except ImportError:  # run from a checkout where ccbridge is not installed
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.pipeline import Guard
-from bridge.policies.hook import run_guard_as_hook
-from bridge.policies.protect import (
+from bridge.guards.protect.protect import (
     CC_SETTINGS_PATTERNS,
     DEFAULT_SECRET_PATTERNS,
     protected_paths_guard,
 )
+from bridge.pipeline import Guard
+from bridge.policies.hook import run_guard_as_hook
 
 DEFAULTS = (*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS)
 guard = protected_paths_guard(DEFAULTS)

@@ -15,7 +15,7 @@ from typing import Any
 import fold_spec  # tests/ is on sys.path, as for conftest.py
 import pytest
 
-from bridge.fixtures import check_case, discover, load_case
+from bridge.commands.cases import check_case, discover, load_case
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CASES = discover([FIXTURES])

@@ -53,7 +53,7 @@ def run(config: str | None) -> None:
     answers "allow" and never passes on an updatedInput. The audit record goes to
     $CCBRIDGE_STATE_DIR/audit.jsonl (default ~/.local/state/ccbridge/audit.jsonl).
     """
-    from bridge.main import run as run_event
+    from bridge.hookcall import run as run_event
 
     sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ))
 
@@ -63,11 +63,11 @@ def _register() -> None:
     from bridge.cli.check import check
     from bridge.cli.doctor import doctor
     from bridge.cli.explain import explain
+    from bridge.cli.goal import goal
     from bridge.cli.install import install
     from bridge.cli.schema import schema
     from bridge.cli.test import test
     from bridge.cli.uninstall import uninstall
-    from bridge.goal.cli import goal
 
     for command in (install, uninstall, explain, test, check, schema, audit, doctor, goal):
         cli.add_command(command)

@@ -34,7 +34,7 @@ def doctor(as_json: bool) -> None:
     Example:
       ccbridge doctor
     """
-    from bridge.doctor import diagnose
+    from bridge.commands.doctor import diagnose
 
     findings = diagnose(os.environ, project_of(os.environ))
     if as_json:

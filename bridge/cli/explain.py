@@ -35,10 +35,10 @@ def explain(as_json: bool, config: str | None) -> None:
              "tool_input":{"command":"rm -rf /"},"session_id":"s","cwd":"."}' \\
         | ccbridge explain
     """
-    from bridge.config.compiled import Cache, load
+    from bridge.commands.explain import render, trace
+    from bridge.config.cache import Cache, load
     from bridge.engine import Host, handle
-    from bridge.explain import render, trace
-    from bridge.main import failure_answer, hint_on_terminal
+    from bridge.hookcall import failure_answer, hint_on_terminal
     from bridge.paths import find_config, project_dir, wide_layers
     from bridge.wire.event import EventError, read_event
 

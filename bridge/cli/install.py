@@ -11,8 +11,8 @@ from typing import Any
 
 import click
 
-from bridge import install as installing
 from bridge.cli.output import file_diff, project_of, say
+from bridge.commands import install as installing
 from bridge.paths import CONFIG_ENV, find_config
 
 SCOPES = {

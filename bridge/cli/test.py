@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from bridge import fixtures
 from bridge.cli.output import dim, mark, project_of, say
+from bridge.commands import cases
 
 
 def _init(event_name: str, paths: tuple[Path, ...]) -> None:
@@ -16,8 +16,8 @@ def _init(event_name: str, paths: tuple[Path, ...]) -> None:
         raise click.UsageError("--init takes one directory to create")
     target = paths[0] if paths else Path(f"{event_name.lower()}-case")
     try:
-        written = fixtures.write_skeleton(target, event_name)
-    except (fixtures.FixtureError, OSError) as error:
+        written = cases.write_skeleton(target, event_name)
+    except (cases.FixtureError, OSError) as error:
         raise click.ClickException(str(error)) from None
     for path in written:
         say(f"wrote {path}")
@@ -27,7 +27,7 @@ def _init(event_name: str, paths: tuple[Path, ...]) -> None:
 def _cases(paths: tuple[Path, ...]) -> list[Path]:
     if not paths:  # every case of the project, wherever `--init` put it
         project = project_of(os.environ)
-        found = fixtures.discover_project(project)
+        found = cases.discover_project(project)
         if not found:
             raise click.ClickException(
                 f"no cases (directories with an event.json and an expected.json) in {project}; "
@@ -35,8 +35,8 @@ def _cases(paths: tuple[Path, ...]) -> list[Path]:
             )
         return found
     try:
-        found = fixtures.discover(paths)
-    except fixtures.FixtureError as error:
+        found = cases.discover(paths)
+    except cases.FixtureError as error:
         raise click.ClickException(str(error)) from None
     if not found:
         raise click.ClickException(
@@ -51,7 +51,7 @@ def _cases(paths: tuple[Path, ...]) -> list[Path]:
     "--init",
     "init",
     metavar="EVENT",
-    help=f"Write a case skeleton for this event type ({', '.join(fixtures.SKELETONS)}) "
+    help=f"Write a case skeleton for this event type ({', '.join(cases.SKELETONS)}) "
     "into PATH (default ./<event>-case).",
 )
 @click.option(
@@ -90,19 +90,19 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
         _init(init, paths)
         return
     failed = 0
-    cases = _cases(paths)
-    for path in cases:
+    selected = _cases(paths)
+    for path in selected:
         try:
-            case = fixtures.load_case(path)
-        except fixtures.FixtureError as error:
+            case = cases.load_case(path)
+        except cases.FixtureError as error:
             failed += 1
             say(f"{mark('fail')}  {path}\n      {error}")
             continue
-        outcome = fixtures.check_case(case, fallback_config=config)
+        outcome = cases.check_case(case, fallback_config=config)
         if update and (not outcome.passed or case.expected is None):
             try:
-                fixtures.record(case, outcome.actual)
-            except fixtures.FixtureError as error:
+                cases.record(case, outcome.actual)
+            except cases.FixtureError as error:
                 failed += 1
                 say(f"{mark('fail')}  {case.name}\n      {error}")
                 continue
@@ -114,7 +114,7 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
             say(f"{mark('fail')}  {case.name}")
             for line in outcome.mismatches:
                 say(f"      {_coloured(line)}")
-    say(f"{len(cases) - failed} passed, {failed} failed")
+    say(f"{len(selected) - failed} passed, {failed} failed")
     if failed:
         raise SystemExit(1)
 

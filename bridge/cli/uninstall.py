@@ -6,9 +6,9 @@ import os
 
 import click
 
-from bridge import install as installing
 from bridge.cli.install import scope_options, show, target_of
 from bridge.cli.output import say
+from bridge.commands import install as installing
 
 
 @click.command()

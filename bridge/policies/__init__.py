@@ -1,1 +1,2 @@
-"""Native Python policies: the API, loading them from the config, and the ready-made ones."""
+"""Native Python policies: the API, loading them from the config, and the names of the ready-made
+ones (the guards themselves are in bridge.guards)."""

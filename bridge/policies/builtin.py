@@ -7,9 +7,9 @@ installed ccbridge, where that folder does not exist.
 
 from __future__ import annotations
 
+from bridge.guards.dangerous.dangerous import dangerous_shell
+from bridge.guards.protect.protect import DEFAULT_SECRET_PATTERNS, protected_paths_guard
 from bridge.paths import CC_SETTINGS_PATTERNS
-from bridge.policies.dangerous import dangerous_shell
-from bridge.policies.protect import DEFAULT_SECRET_PATTERNS, protected_paths_guard
 
 __all__ = ["NAMES", "dangerous_shell", "protect_paths"]
 

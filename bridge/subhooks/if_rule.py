@@ -28,7 +28,7 @@ def parse(rule: str) -> tuple[str, str | None]:
 
 
 def _bash_matches(pattern: str, command: str) -> bool:
-    from bridge.policies.shell import Unparseable, parse
+    from bridge.shell.syntax import Unparseable, parse
 
     if pattern.endswith(":*"):  # legacy prefix form, `git:*`
         pattern = pattern[:-2] + "*"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bridge.fixtures import ccbridge_command
+from bridge.commands.cases import ccbridge_command
 
 
 @dataclass

@@ -185,7 +185,7 @@ def test_every_schema_error_says_what_was_wrong_and_a_fix_that_fits(
 
 
 def test_fixes_never_point_at_values_a_message_does_not_name() -> None:
-    from bridge.cli.check import fix_for
+    from bridge.commands.check import fix_for
 
     for message in ("Input should be a valid list", "Input should be a valid dictionary"):
         assert fix_for(message) != "use one of the values named"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pytest_subprocess import FakeProcess
 
-from bridge.doctor import PROBE_TIMEOUT, check_claude, probe
+from bridge.commands.doctor import PROBE_TIMEOUT, check_claude, probe
 
 
 @pytest.fixture

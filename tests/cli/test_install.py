@@ -9,7 +9,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge import install as installing
+from bridge.commands import install as installing
 from bridge.config.schema import MAX_HOOK_TIMEOUT
 from bridge.wire.event import SUBHOOK_EVENTS
 

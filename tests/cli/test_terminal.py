@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from bridge.fixtures import ccbridge_command
+from bridge.commands.cases import ccbridge_command
 
 from .conftest import Sandbox
 

@@ -15,16 +15,8 @@ from typing import Any
 import orjson
 import pytest
 
-from bridge.config.compiled import (
-    KEY_BYTES,
-    KEY_NAME,
-    MAX_CONFIG_BYTES,
-    AuditConfig,
-    Cache,
-    CompiledConfig,
-    GoalConfig,
-    load,
-)
+from bridge.config.cache import KEY_BYTES, KEY_NAME, Cache, load
+from bridge.config.compiled import MAX_CONFIG_BYTES, AuditConfig, CompiledConfig, GoalConfig
 from bridge.paths import find_config, wide_layers
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
@@ -406,7 +398,7 @@ def test_editing_the_cache_switches_no_guard_off(tmp_path: Path, attack: str) ->
     }
     config = write(
         tmp_path / "ccbridge.yaml",
-        "policies:\n  guards: [bridge.policies.dangerous:dangerous_shell]\n",
+        "policies:\n  guards: [bridge.guards.dangerous.dangerous:dangerous_shell]\n",
     )
     first = run_bridge(env, config)
     assert first.returncode == 2, first.stderr  # compiled, cached, denied by the guard

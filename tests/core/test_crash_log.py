@@ -22,10 +22,11 @@ SECRET = "hunter2hunter2"
 CRASHING = (
     sys.executable,
     "-c",
+    "import bridge.hookcall as h\n"
     "import bridge.main as m\n"
     "def judge(*_):\n"
     f"    raise RuntimeError('boom password={SECRET}')\n"
-    "m._judge = judge\n"
+    "h._judge = judge\n"
     "m.main()\n",
 )
 

@@ -82,7 +82,8 @@ def test_native_guard_by_file_path_and_module(bridge: Bridge) -> None:
         "    return 'no echo' if 'echo' in execution.input.get('command', '') else None\n"
     )
     config = bridge.config(
-        "policies:\n  guards: [policy.py:guard, bridge.policies.dangerous:dangerous_shell]\n"
+        "policies:\n"
+        "  guards: [policy.py:guard, bridge.guards.dangerous.dangerous:dangerous_shell]\n"
     )
     out, code, stderr = bridge.run(PRE, config)
     assert (decision(out), code) == ("deny", 2)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bridge.audit import log
-from bridge.main import failure_answer
+from bridge.hookcall import failure_answer
 from tests.robustness.support import Sandbox, encode, matching, pre_tool_use
 
 ALLOW = (

@@ -25,8 +25,8 @@ from typing import Any
 import pytest
 import yaml
 
+from bridge.cli.goal import SESSION_ENV
 from bridge.goal.authority import EventKind, SessionEvent, Source
-from bridge.goal.cli import SESSION_ENV
 from bridge.goal.model import Action, utc_now
 from bridge.goal.settings import DB_NAME
 from bridge.goal.store import GoalStore

@@ -25,8 +25,9 @@ from .model_stub import Turn
 pytestmark = pytest.mark.e2e
 
 MARK = "PWNED-by-the-agent"
-# What `ccbridge doctor` tells users to set (bridge/doctor.py): Bash sandboxed with no way out,
-# and the project's .claude directory (CC's settings, ccbridge's config) read-only inside it.
+# What `ccbridge doctor` tells users to set (bridge/commands/doctor.py): Bash sandboxed with no
+# way out, and the project's .claude directory (CC's settings, ccbridge's config) read-only
+# inside it.
 # The cache, the state and the user's ~/.claude lie outside the project: read-only already.
 
 

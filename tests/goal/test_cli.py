@@ -25,7 +25,7 @@ def goal_command() -> list[str]:
         probe = subprocess.run([ccbridge, "goal", "--help"], capture_output=True)
         if probe.returncode == 0:
             return [ccbridge, "goal"]
-    return [sys.executable, "-m", "bridge.goal.cli"]
+    return [sys.executable, "-m", "bridge.cli.goal"]
 
 
 GOAL = goal_command()

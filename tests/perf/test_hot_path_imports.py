@@ -100,6 +100,7 @@ EMPTY_CONFIG_ALLOWED = (
     *STDLIB_BASICS,
     "bridge",
     "bridge.main",
+    "bridge.hookcall",
     "bridge.deadline",  # the SIGALRM deadline (`_signal`, never `signal`)
     "bridge.paths",
     "bridge.engine",
@@ -115,6 +116,7 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge.pipeline.stations",
     "bridge.config",
     "bridge.config.compiled",
+    "bridge.config.cache",
     "bridge.audit",
     "bridge.audit.log",
     "bridge.audit.record",
@@ -153,6 +155,10 @@ GUARDS_ALLOWED = (
     *EMPTY_CONFIG_ALLOWED,
     "bridge.policies",
     "bridge.policies.*",
+    "bridge.shell",
+    "bridge.shell.*",
+    "bridge.guards",
+    "bridge.guards.*",
     "glob",
     "shlex",
     "importlib",  # not importlib.util, see bridge.policies.loader
@@ -290,8 +296,8 @@ def test_the_guards_path_imports_only_what_the_guards_need(
     )
     assert denied.returncode == 2, denied.stdout  # the guards really load and judge
     extra = warm_run(config_file, BASH, env) - interpreter_alone(env)
-    assert "bridge.policies.dangerous" in extra
-    assert "bridge.policies.protect" in extra
+    assert "bridge.guards.dangerous.dangerous" in extra
+    assert "bridge.guards.protect.protect" in extra
     assert matching(extra, FORBIDDEN) == set()
     assert "bridge.subhooks.spawn" not in extra  # no sub-hook, no process machinery
     assert "bridge.subhooks.fold" not in extra  # nor a fold of nothing
@@ -301,7 +307,7 @@ def test_the_guards_path_imports_only_what_the_guards_need(
 # What a plain call (an ordinary command line, no secret in the record) must not import at all:
 # `re` (with `enum`) and `pathlib` (with `re`, `urllib.parse`, `ipaddress`) were most of a hook
 # call's own cost in a clean environment (issue 10). The policies compile their patterns only
-# for rare constructs (bridge.policies.lazyre); paths are plain strings (bridge.paths).
+# for rare constructs (bridge.shell.lazyre); paths are plain strings (bridge.paths).
 NEVER_ON_A_PLAIN_CALL = ("re", "re.*", "enum", "pathlib", "fnmatch", "urllib*", "ipaddress")
 
 
@@ -325,7 +331,7 @@ def test_a_plain_call_imports_no_regex_and_no_pathlib(
     assert first.returncode == 0, first.stdout + first.stderr
     names = without_site(argv, env, stdin)
     assert "bridge.engine" in names  # the event really was judged
-    assert not guards or "bridge.policies.dangerous" in names
+    assert not guards or "bridge.guards.dangerous.dangerous" in names
     assert matching(names, NEVER_ON_A_PLAIN_CALL) == set()
     # Nor, with the default config, `itertools` (a third of a millisecond for two helpers).
     assert guards or "itertools" not in names
@@ -351,9 +357,9 @@ def test_only_a_writing_command_loads_what_reads_writers(
     extractions and patches write is loaded only for a line holding one."""
     config_file = config(tmp_path)
     reading = warm_run(config_file, event("Bash", {"command": "git status --short"}), env)
-    assert "bridge.policies.protect" in reading
-    assert "bridge.policies.writes" not in reading
+    assert "bridge.guards.protect.protect" in reading
+    assert "bridge.guards.protect.writes" not in reading
     for command in ("cp a b", "git checkout -- x", "tar -xf a.tar", "sed 's/a/b/w out' f"):
-        assert "bridge.policies.writes" in warm_run(
+        assert "bridge.guards.protect.writes" in warm_run(
             config_file, event("Bash", {"command": command}), env
         )

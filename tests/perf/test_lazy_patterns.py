@@ -13,7 +13,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.policies import lazyre, shell
+from bridge.shell import lazyre
+from bridge.shell import syntax as shell
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 GLOB_TEXT = st.text(alphabet="ab.*?[]!-\n/", max_size=8)
@@ -52,7 +53,7 @@ EVERYDAY = [
 
 PROBE = """
 import json, sys
-from bridge.policies import lazyre
+from bridge.shell import lazyre
 compiled = []
 original = lazyre.Lazy.compiled.fget
 def compiling(self):
@@ -61,7 +62,7 @@ def compiling(self):
     return original(self)
 lazyre.Lazy.compiled = property(compiling)
 from bridge.pipeline import Execution
-from bridge.policies.protect import self_protection_guard
+from bridge.guards.protect.protect import self_protection_guard
 sys.path.insert(0, sys.argv[2])
 from dangerous_shell import guard as dangerous
 from protect_paths import guard as protect

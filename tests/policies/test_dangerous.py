@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bridge.guards.dangerous.dangerous import configure, dangerous_shell
+from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES
 from bridge.pipeline import Execution
-from bridge.policies.dangerous import configure, dangerous_shell
-from bridge.policies.git_rules import DEFAULT_ON, RULES
 
 
 def judge(command: object, cwd: str = "/work/project") -> str | None:

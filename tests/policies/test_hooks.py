@@ -114,7 +114,7 @@ def test_a_project_switches_git_rules_with_a_policy_file_next_to_its_config(
     tmp_path: Path,
 ) -> None:
     (tmp_path / "guards.py").write_text(
-        "from bridge.policies.dangerous import configure\n"
+        "from bridge.guards.dangerous.dangerous import configure\n"
         "guard = configure(allow=['git-stash-drop'], deny=['git-push-force-with-lease'])\n"
     )
     (tmp_path / "ccbridge.yaml").write_text("policies:\n  guards: [guards.py:guard]\n")

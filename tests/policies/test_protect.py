@@ -8,13 +8,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.pipeline import Execution, Guard
-from bridge.policies.protect import (
+from bridge.guards.protect.protect import (
     CC_SETTINGS_PATTERNS,
     DEFAULT_SECRET_PATTERNS,
     protected_paths_guard,
     self_protection_guard,
 )
+from bridge.pipeline import Execution, Guard
 
 PROJECT = "/work/project"
 DEFAULTS = (*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS)

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bridge.guards.protect import protect
+from bridge.guards.protect.protect import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
-from bridge.policies import protect
-from bridge.policies.protect import self_protection_guard
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def judge(state: Path, command: str, cwd: str = "/work") -> str | None:
         "ccbridge install --user",
         "ccbridge",
         "python3 -m bridge run",
-        "python -m bridge.goal.cli get",
+        "python -m bridge.cli.goal get",
         "python3 -c 'from bridge.goal.cc import on_user_prompt'",
         "echo 'ccbridge run < e.json' > /tmp/forge.sh && sh /tmp/forge.sh",
         "sudo -u me ccbridge run",

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bridge.guards.protect.protect import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
-from bridge.policies.protect import self_protection_guard
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.policies.shell import (
+from bridge.shell.syntax import (
     Program,
     Redirect,
     Script,

@@ -16,7 +16,7 @@ from typing import Any
 from hypothesis import settings
 
 from bridge.audit import log
-from bridge.main import run
+from bridge.hookcall import run
 
 CCBRIDGE = Path(sys.executable).with_name("ccbridge")
 KEEP = 100  # enough rotated generations that no test ever drops one

@@ -7,7 +7,7 @@ directory above it, matches; and a command that writes, moves or deletes a direc
 protected path (`rm -rf .claude`, `mv .claude x`, `tar -x` into the project) touches it too.
 Only writes are judged: reading a secret is not this guard's job.
 
-The Bash judgement reads the parsed command (`bridge.policies.shell`), not its text. What it
+The Bash judgement reads the parsed command (`bridge.shell.syntax`), not its text. What it
 sees: redirections; the operands of commands that write, move, delete, link or re-permission
 files (`WRITERS`, `sed -i`/`sed w`, `perl -i`, `awk` print redirections, editors); `cp`/`mv`/
 `rsync` destinations, recursive copies into a directory above a protected path; `find` with
@@ -21,7 +21,7 @@ denies: any command that names a path inside ccbridge's state or cache (`sqlite3
 Python's `open`, all alike); running ccbridge itself except `ccbridge goal` and read-only
 commands (also as `python -m bridge`, `from bridge import ...`, `runpy`, a path ending in
 `/ccbridge`, a `ccbridge run` word pair behind an unknown wrapper); and, failing closed, any
-word it cannot resolve before the command runs (see `bridge.policies.shell`: `$x`, `$(...)`,
+word it cannot resolve before the command runs (see `bridge.shell.syntax`: `$x`, `$(...)`,
 `${X:?}`) where it matters: the command name, an operand or redirection a command writes, the
 program an interpreter runs, or a writer fed by `xargs`. Variables the command line assigns
 literally are put in first (`D=/x/sta; sqlite3 ${D}te/goals.sqlite3` is read as written out),
@@ -46,11 +46,17 @@ from __future__ import annotations
 import os
 import posixpath
 
+from bridge.guards.protect.write_target import (
+    ANY_ABOVE,
+    MOVERS,
+    NOT_ABOVE,
+    Target,
+)
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Execution, Guard
 from bridge.pipeline.record import Record
-from bridge.policies.lazyre import Lazy, fnmatchcase
-from bridge.policies.shell import (
+from bridge.shell.lazyre import Lazy, fnmatchcase
+from bridge.shell.syntax import (
     SHELLS,
     Script,
     SimpleCommand,
@@ -88,9 +94,8 @@ WRITERS = frozenset(
         *("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "split"),
     }
 )
-# The commands whose targets bridge.policies.writes reads closely (and git's writing ones).
+# The commands whose targets bridge.guards.protect.writes reads closely (and git's writing ones).
 COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
-MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
 EXTRACTORS = frozenset({"tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"})
 _READ_CLOSELY = COPIERS | MOVERS | EXTRACTORS | {"find", "patch"}
 SCRIPTED = frozenset({"sed", "awk", "gawk", "mawk", "nawk"})  # sed `w`, awk `print > f`
@@ -124,9 +129,6 @@ _CODE_WRITES = Lazy(
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _MAX_GLOB_MATCHES = 1000
-# How far below a written path a protected one is hit: not at all (a file is written), one level
-# (files land in a directory: its direct contents), any depth (it is deleted, moved, extracted).
-NOT_ABOVE, PARENT_ABOVE, ANY_ABOVE = 0, 1, 1 << 10
 
 
 class _Entry(Record, frozen=True, slots=True):
@@ -305,16 +307,6 @@ def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
     return [(parts[:fixed], deep), (_split(real), deep)]
 
 
-class Target(Record, frozen=True, slots=True):
-    """A path a command may write: `dynamic` if only known when it runs; `above`: how many
-    levels below it writing it reaches (a deletion, a move or an extraction: all of them)."""
-
-    text: str
-    dynamic: bool = False
-    above: int = ANY_ABOVE
-    names: tuple[str, ...] = ()  # `find -name` patterns: only entries they could name count
-
-
 def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected path") -> Guard:
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
     protection = _Protection(paths, label)
@@ -346,7 +338,7 @@ _CCBRIDGE_TEXT = Lazy(
     r"\bbridge\.(?:main|engine|goal|cli|policies|config|audit|wire|pipeline)\b|-m\s+bridge\b|"
     r"\b(?:from|import)\s+bridge\b|\brunpy\b|\bimport_module\s*\(\s*['\"]bridge"
 )
-_PACKAGE = posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__)))
+_PACKAGE = posixpath.dirname(posixpath.dirname(posixpath.dirname(posixpath.abspath(__file__))))
 # Names that give away a protected path in a command line that also holds an unknown word.
 _STATE_NAMES = (
     "goals.sqlite3", "audit.jsonl", ".claude", "ccbridge", "settings.json", "settings.local.json",
@@ -427,7 +419,7 @@ class _Bash:
         variants = [script]
         # Only a line that can set a variable (`X=`, `for X in`, `read X`) has values to put in.
         if self.strict is not None and any(cue in text for cue in ("=", "for", "read")):
-            from bridge.policies.variables import with_literal_values
+            from bridge.shell.variables import with_literal_values
 
             variants = with_literal_values(script, text)
         return next(filter(None, map(self._script, variants)), None)
@@ -590,7 +582,7 @@ class _Bash:
         shown = _show(command)
         if source.kind not in ("inline", "stdin") or self.depth > 4:
             return None
-        from bridge.policies.code import code_objection
+        from bridge.shell.code import code_objection
 
         self.depth += 1
         try:
@@ -741,7 +733,7 @@ def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
                 if suffix in _COMPRESSED:
                     yield Target(stem, i in dynamic)
     if name in SCRIPTED:
-        from bridge.policies import writes
+        from bridge.guards.protect import writes
 
         yield from writes.script_outputs(command)
     code = _code_texts(command)
@@ -753,9 +745,9 @@ def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
 
 
 def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
-    """What a copy, move, find, extraction or patch writes: `bridge.policies.writes`, loaded
+    """What a copy, move, find, extraction or patch writes: `bridge.guards.protect.writes`, loaded
     only for a line holding one (most lines write nothing)."""
-    from bridge.policies import writes
+    from bridge.guards.protect import writes
 
     name = command.name
     if name in COPIERS or name in MOVERS:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import posixpath
 from itertools import pairwise
 
-from bridge.policies.lazyre import Lazy
-from bridge.policies.shell import (
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import (
     SHELLS,
     Pipeline,
     SimpleCommand,
@@ -23,8 +23,8 @@ from bridge.policies.shell import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from bridge.policies.dangerous import Judge
-    from bridge.policies.targets import Place
+    from bridge.guards.dangerous.dangerous import Judge
+    from bridge.guards.dangerous.targets import Place
 
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})
 # Commands whose output is code nobody wrote down: running it runs something unread.

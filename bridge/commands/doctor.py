@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from bridge.commands.install import TOOL_EVENTS, is_registration
 from bridge.config.build import Problem, problems_of
-from bridge.install import TOOL_EVENTS, is_registration
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
 
 Level = Literal["ok", "info", "warn", "fail"]
@@ -212,8 +212,8 @@ def config_problems(
         problems += problems_of(path, content)
     if problems or not paths:
         return problems
+    from bridge.config.cache import load
     from bridge.config.commands import command_problems
-    from bridge.config.compiled import load
     from bridge.policies.loader import PolicyLoadError, load_policy
 
     compiled = load(list(paths), None, wide_layers(paths, env, explicit))
@@ -253,7 +253,7 @@ def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -
 
 def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None:
     """Where `run` appends its records, None when the audit is switched off."""
-    from bridge.config.compiled import load
+    from bridge.config.cache import load
 
     audit = load(list(paths), None, wide_layers(paths, env, None)).audit
     if not audit.enabled:
@@ -295,7 +295,7 @@ def check_audit(paths: Sequence[Path], env: Mapping[str, str]) -> Iterator[Findi
 def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
     """Hooks that would run twice: ccbridge registered with different commands for one event,
     or a hook both in a settings file (run by CC) and in ccbridge's config (run by ccbridge)."""
-    from bridge.config.compiled import load
+    from bridge.config.cache import load
 
     per_event: dict[str, set[str]] = {}
     direct: dict[tuple[str, str], Path] = {}
@@ -346,8 +346,8 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
 def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
     """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
     without them every goal command is refused with no_turn, or judged and never applied."""
-    from bridge.config.compiled import load
-    from bridge.install import GOAL_EVENTS
+    from bridge.commands.install import GOAL_EVENTS
+    from bridge.config.cache import load
 
     if not paths or not load(list(paths), None, wide_layers(paths, os.environ, None)).goals.enabled:
         return
@@ -369,8 +369,8 @@ def check_sandbox(
 ) -> Iterator[Finding]:
     """With self-protection or goals on: is Claude Code's Bash sandbox the boundary around
     ccbridge's files? Without it, the text guards raise the cost of tampering, no more."""
-    from bridge import sandbox
-    from bridge.config.compiled import load
+    from bridge.commands import sandbox_check as sandbox
+    from bridge.config.cache import load
     from bridge.paths import cache_dir, config_layers
 
     config = load(list(paths), None, wide_layers(paths, env, None))

@@ -4,7 +4,7 @@
 inside the patch) and the other git commands that write the paths they are given, and sed `w`
 and awk print redirections.
 
-`bridge.policies.protect` decides which commands these are and loads this module only for a
+`bridge.guards.protect.protect` decides which commands these are and loads this module only for a
 line that holds one: most command lines write nothing, and every hook call would pay for it.
 """
 
@@ -12,15 +12,15 @@ from __future__ import annotations
 
 import posixpath
 
-from bridge.policies.lazyre import Lazy
-from bridge.policies.protect import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
-from bridge.policies.shell import pairs, skip_options
+from bridge.guards.protect.write_target import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
     from collections.abc import Iterator
 
-    from bridge.policies.shell import SimpleCommand
+    from bridge.shell.syntax import SimpleCommand
 
 _RECURSIVE = frozenset({"-r", "-R", "-a", "--recursive", "--archive"})
 # Options that take the next word as their value. A value option missing here only makes its

@@ -12,7 +12,7 @@ import os
 import posixpath
 
 from bridge.pipeline.record import Record
-from bridge.policies.lazyre import fnmatchcase
+from bridge.shell.lazyre import fnmatchcase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

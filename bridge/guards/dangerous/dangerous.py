@@ -1,6 +1,6 @@
 """A guard against Bash commands that wreck the machine, the disk, the project or shared history.
 
-Judged on the parsed command (`bridge.policies.shell`), never on raw text: `echo "rm -rf /"`
+Judged on the parsed command (`bridge.shell.syntax`), never on raw text: `echo "rm -rf /"`
 passes, `true && sudo rm -rf /` does not, and a command it cannot parse is denied. One rule
 instead of a longer list: when a destructive verb is given something that is only known at run
 time (`rm -rf "$X"`, `rm -rf /h*`, `xargs rm -rf`, a relative path after `cd "$D"`), it denies
@@ -16,20 +16,9 @@ import posixpath
 from _collections_abc import Callable
 from itertools import pairwise
 
-from bridge.pipeline import Execution, Guard
-from bridge.policies import finds
-from bridge.policies.git_rules import DEFAULT_ON, RULES, git_objection
-from bridge.policies.lazyre import fnmatchcase
-from bridge.policies.shell import (
-    Pipeline,
-    Script,
-    SimpleCommand,
-    Unparseable,
-    bash_script,
-    parse,
-)
-from bridge.policies.targets import Place, Unknown, beneath, home, resolve, target
-from bridge.policies.unread import (
+from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES, git_objection
+from bridge.guards.dangerous.targets import Place, Unknown, beneath, home, resolve, target
+from bridge.guards.dangerous.unread import (
     OPAQUE,
     download_into_interpreter,
     interpreter_code,
@@ -38,7 +27,18 @@ from bridge.policies.unread import (
     runs_saved,
     saved_downloads,
 )
-from bridge.policies.variables import with_literal_values
+from bridge.pipeline import Execution, Guard
+from bridge.shell import finds
+from bridge.shell.lazyre import fnmatchcase
+from bridge.shell.syntax import (
+    Pipeline,
+    Script,
+    SimpleCommand,
+    Unparseable,
+    bash_script,
+    parse,
+)
+from bridge.shell.variables import with_literal_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -157,7 +157,7 @@ class Judge:
         return None if isinstance(script, Unparseable) else self.script(script, place)
 
     def code(self, code: str, place: Place) -> str | None:
-        from bridge.policies.code import code_objection  # its patterns: only for interpreters
+        from bridge.shell.code import code_objection  # its patterns: only for interpreters
 
         return code_objection(
             code,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
-from bridge.policies.shell import SimpleCommand, skip_options
+from bridge.shell.syntax import SimpleCommand, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call

@@ -28,7 +28,7 @@ import os
 import posixpath
 
 from bridge.pipeline.record import Record
-from bridge.policies.lazyre import Lazy
+from bridge.shell.lazyre import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # `typing` is not imported on a hook call
@@ -49,7 +49,7 @@ _REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", "<<", "<>", ">&", "<&", ">"
 _OPERATOR_STARTS = frozenset(op[0] for op in _OPERATORS)
 _REDIRECT_STARTS = frozenset(op[0] for op in _REDIRECTS)
 _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
-# Plain string code, not `re`, for what every command meets (see bridge.policies.lazyre).
+# Plain string code, not `re`, for what every command meets (see bridge.shell.lazyre).
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_CHARS = _NAME_START | frozenset("0123456789")
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from itertools import product
 
-from bridge.policies.lazyre import Lazy
-from bridge.policies.shell import Script, Unparseable, parse
+from bridge.shell.lazyre import Lazy
+from bridge.shell.syntax import Script, Unparseable, parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
