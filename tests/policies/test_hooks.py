@@ -19,12 +19,14 @@ DANGEROUS = HOOKS / "dangerous_shell.py"
 PROTECT = HOOKS / "protect_paths.py"
 
 
-def event(tool_name: str, tool_input: dict[str, Any], name: str = "PreToolUse") -> bytes:
+def event(
+    tool_name: str, tool_input: dict[str, Any], name: str = "PreToolUse", cwd: str = "/work/project"
+) -> bytes:
     return json.dumps(
         {
             "session_id": "s1",
             "transcript_path": "/tmp/t.jsonl",
-            "cwd": "/work/project",
+            "cwd": cwd,
             "hook_event_name": name,
             "tool_name": tool_name,
             "tool_input": tool_input,
@@ -127,7 +129,8 @@ def test_a_project_switches_git_rules_with_a_policy_file_next_to_its_config(
                 "--config",
                 str(tmp_path / "ccbridge.yaml"),
             ],
-            input=event("Bash", {"command": command}),
+            # ccbridge denies a call whose working directory does not exist
+            input=event("Bash", {"command": command}, cwd=str(tmp_path)),
             capture_output=True,
             env={
                 **os.environ,
