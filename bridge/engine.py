@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 
-# Not `collections.abc`: see bridge.pipeline.execution.
+# `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Callable, Mapping, Sequence
 
 from bridge.config.compiled import CompiledConfig, PolicyRef

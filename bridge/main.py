@@ -12,7 +12,7 @@ from bridge.hookcall import emit, hint_on_terminal, quietly, run
 from bridge.wire import answer
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Sequence
     from typing import IO, NoReturn
 

@@ -9,7 +9,7 @@ import os
 import stat  # imported by os already
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping, Sequence
 
     PathLike = str | os.PathLike[str]

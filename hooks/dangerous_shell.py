@@ -10,7 +10,7 @@ one rule that is off by default (the names: `bridge.guards.dangerous.git_rules.R
 guard, a project makes its own guard in a policy file next to its config and names that one:
 
     # .claude/guards.py, referenced as `policies: {guards: [guards.py:guard]}`
-    from bridge.guards.dangerous.dangerous import configure
+    from bridge.policies.builtin import configure
     guard = configure(allow=["git-stash-drop"], deny=["git-push-force-with-lease"])
 """
 

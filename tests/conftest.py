@@ -3,7 +3,7 @@
 `ci` (the default) keeps every property test well inside CI's budget on 2 cores; `long` is for
 a run by hand: `pytest --hypothesis-profile=long` or `HYPOTHESIS_PROFILE=long pytest`. Tests
 that start real processes scale their example count down from the profile's
-(`tests/robustness/support.examples`), so one switch drives every test.
+(`tests/support/sandbox.examples`), so one switch drives every test.
 """
 
 from __future__ import annotations

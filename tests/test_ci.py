@@ -70,3 +70,22 @@ def test_an_e2e_test_that_would_skip_fails_under_ci(tmp_path: Path, test: str) -
     assert ci.returncode == 1, ci.stdout  # failed, or an error in the fixture's set-up
     assert "skipped" not in ci.stdout.splitlines()[-1]
     assert "skipped under CI=true" in ci.stdout
+
+
+def test_ci_checks_style_and_types_before_the_tests() -> None:
+    """`.ci/run` stops at the first failing command (`set -e`, each check a line of its own):
+    ruff and mypy come before pytest, and its last line is the README's test command."""
+    script = (REPO / ".ci" / "run").read_text()
+    lines = [line for line in script.splitlines() if line and not line.startswith("#")]
+    assert "set -euo pipefail" in lines
+    checks = [
+        lines.index(check)
+        for check in (
+            "python3 -m ruff check .",
+            "python3 -m ruff format --check .",
+            "python3 -m mypy bridge",
+        )
+    ]
+    readme = (REPO / "README.md").read_text().split("```sh\n", 1)[1].splitlines()[1]
+    assert lines[-1] == readme
+    assert all("pytest" not in line for line in lines[: max(checks)])

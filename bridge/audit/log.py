@@ -20,7 +20,7 @@ from bridge.paths import NotRegular, open_regular
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Iterable, Iterator, Mapping
     from typing import Any, TypeVar
 

@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import os
 
+# hmac.compare_digest's own implementation (constant time), without `hmac`, which imports
+# hashlib (OpenSSL) on every hook call.
+from _operator import _compare_digest as compare_digest
+
 from bridge import __version__
 from bridge.config.compiled import FORMAT, MAX_CONFIG_BYTES, CompiledConfig, Source, read_sources
 from bridge.pipeline.record import Record, replace
@@ -21,7 +25,7 @@ from bridge.wire import jsonio
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping, Sequence
 
     from bridge.config.compiled import Path
@@ -74,7 +78,7 @@ def load(paths: Sequence[Path], cache: Cache | None, wide: int = 1) -> CompiledC
         try:
             sealed, _status = read_regular(entry, MAX_ENTRY_BYTES)
             seal, _, payload = sealed.partition(b"\n")
-            forged = seal != hmac_sha256_hex(secret, payload).encode()
+            forged = not compare_digest(seal, hmac_sha256_hex(secret, payload).encode())
             cached = None if forged else jsonio.loads(payload)
             if cached is not None and cached["key"] == key and tampered is None:
                 return CompiledConfig.from_json(cached["config"])

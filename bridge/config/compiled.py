@@ -11,7 +11,7 @@ from bridge.pipeline.record import Record, field
 from bridge.wire.digest import sha256_hex
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping, Sequence
     from typing import Any
 

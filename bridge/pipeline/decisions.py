@@ -5,7 +5,7 @@ from __future__ import annotations
 from bridge.pipeline.record import Record
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import Any
 
 

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-# `_collections_abc`: what `collections.abc` re-exports, already loaded by `os`; importing
-# `collections.abc` loads all of `collections` too, a tenth of a hook call's own cost.
+# `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
 from bridge.pipeline.record import Record, field
@@ -11,7 +10,7 @@ from bridge.pipeline.record import Record, field
 MappingProxyType = type(type.__dict__)  # as `types` defines it, without importing `types`
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import Any
 
 

@@ -7,7 +7,7 @@ pipeline for a host that executes its own tools in-process. Each returns a trace
 
 from __future__ import annotations
 
-# Not `collections.abc`: see bridge.pipeline.execution.
+# `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Callable
 
 from bridge.pipeline.decisions import (
@@ -25,7 +25,7 @@ from bridge.pipeline.execution import Execution, ToolResult
 from bridge.pipeline.record import Record, field, replace
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping, Sequence
     from typing import Generic, Literal, TypeVar
 

@@ -9,7 +9,7 @@ from bridge.wire.answer import deny
 from bridge.wire.event import EventError, read_event
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import BinaryIO
 
 

@@ -13,7 +13,7 @@ from importlib._bootstrap_external import spec_from_file_location
 from bridge.wire.digest import sha256_hex  # not hashlib: OpenSSL costs a hook call ~2 ms
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Callable
     from typing import Any
 

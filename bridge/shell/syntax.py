@@ -31,7 +31,7 @@ from bridge.pipeline.record import Record
 from bridge.shell.lazyre import Lazy
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     import re
     from collections.abc import Iterator, Mapping, Sequence
     from typing import Literal, TypeVar

@@ -24,7 +24,7 @@ import time
 from bridge.subhooks import spawn
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     import signal as _signal
     from collections.abc import Iterable, Mapping, Sequence
     from typing import Any

@@ -21,7 +21,7 @@ from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     import signal as _signal
     from collections.abc import Mapping, Sequence
 

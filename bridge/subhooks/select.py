@@ -7,7 +7,7 @@ from bridge.subhooks.matcher import matches
 from bridge.subhooks.spec import HookSpec, merged
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping, Sequence
     from typing import Any
 

@@ -2,7 +2,7 @@
 memory), in a session of its own, its stdio on given descriptors.
 
 Not `subprocess`: with what it imports (`enum`, `re`, `locale`, `selectors`, `threading`) it
-costs a hook call more than starting 16 hooks does (issue 10). Not `os.fork`: a fork copies the
+costs a hook call more than starting 16 hooks does. Not `os.fork`: a fork copies the
 interpreter's page tables, every page ccbridge touches afterwards faults and is copied again, and
 forking a process that has threads can deadlock the child.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     import signal as _signal
     from collections.abc import Mapping, Sequence
 

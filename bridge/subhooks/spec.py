@@ -5,7 +5,7 @@ from __future__ import annotations
 from bridge.pipeline.record import Record, replace
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Sequence
     from typing import Any, Literal
 
@@ -16,7 +16,7 @@ class HookSpec(Record, frozen=True, slots=True):
     """One CC handler as ccbridge runs it.
 
     `where` names the file and place it was configured (for audit, explain and errors);
-    `order` is its position in config order, used only where the issue asks for config order
+    `order` is its position in config order, used only where config order is kept
     (contexts and system messages), never for the verdict or its reason.
     """
 

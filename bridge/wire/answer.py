@@ -7,7 +7,7 @@ from bridge.pipeline.record import Record
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Sequence
     from typing import Any
 

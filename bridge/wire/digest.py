@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Callable
     from typing import Any
 

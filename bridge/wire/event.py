@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-# Not `collections.abc`: see bridge.pipeline.execution.
+# `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
 from bridge.pipeline.record import Record
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Iterator
     from typing import Any
 

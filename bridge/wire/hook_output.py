@@ -7,7 +7,7 @@ from bridge.wire import jsonio
 from bridge.wire.event import MAX_DEPTH, deeper_than
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping
     from typing import Any
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import _json
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` and `json` are not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from json import JSONDecodeError as DecodeError
     from types import ModuleType
     from typing import Any

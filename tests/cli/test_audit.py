@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 
 def record(
@@ -34,7 +34,7 @@ def record(
     return data
 
 
-def hook(name: str, raw: str, ms: float) -> dict[str, Any]:
+def subhook_entry(name: str, raw: str, ms: float) -> dict[str, Any]:
     return {
         "name": name,
         "where": f"/c.yaml:{len(name)}",
@@ -54,7 +54,7 @@ RECORDS = [
         "Bash",
         "deny",
         "t1",
-        subhooks=[hook("no-rm", "deny", 30.0), hook("lint", "none", 5.0)],
+        subhooks=[subhook_entry("no-rm", "deny", 30.0), subhook_entry("lint", "none", 5.0)],
     ),
     record(
         "2026-01-01T10:00:01.000Z",
@@ -62,7 +62,7 @@ RECORDS = [
         "Bash",
         "none",
         "t2",
-        subhooks=[hook("no-rm", "none", 12.0)],
+        subhooks=[subhook_entry("no-rm", "none", 12.0)],
     ),
     record("2026-01-01T10:00:02.000Z", "PostToolUse", "Bash", "none", "t2"),
     record("2026-01-01T11:00:00.000Z", "PostToolUse", "Write", "none", "t3", session="s2"),
@@ -73,7 +73,7 @@ RECORDS = [
         "deny",
         "t4",
         session="s2",
-        subhooks=[hook("fmt", "failure", 900.0)],
+        subhooks=[subhook_entry("fmt", "failure", 900.0)],
     ),
 ]
 

@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from bridge.wire.event import CC_EVENTS, SUBHOOK_EVENTS
-
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 COMMANDS = ["install", "uninstall", "explain", "test", "check", "schema", "audit", "doctor"]
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 
 def fake_claude(sandbox: Sandbox, version: str) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
+
 from .test_doctor import fake_claude, findings
 
 

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import json
 
-from .conftest import Sandbox, event
+from tests.support.events import event_json
+from tests.support.sandbox import Sandbox
 
 CONFIG = """hooks:
   PreToolUse:
@@ -26,7 +27,7 @@ CONFIG = """hooks:
 
 def test_explain_traces_every_subhook_and_prints_the_run_answer(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.config, CONFIG)
-    stdin = event(command="rm -rf build")
+    stdin = event_json(command="rm -rf build")
     done = sandbox.run("explain", stdin=stdin)
     assert done.returncode == 0, done.stderr
     out = done.stdout
@@ -43,7 +44,7 @@ def test_explain_traces_every_subhook_and_prints_the_run_answer(sandbox: Sandbox
 
 def test_explain_json_and_no_audit_record(sandbox: Sandbox) -> None:
     sandbox.write(sandbox.config, CONFIG)
-    done = sandbox.run("explain", "--json", stdin=event(command="rm x"))
+    done = sandbox.run("explain", "--json", stdin=event_json(command="rm x"))
     data = json.loads(done.stdout)
     names = {item["name"]: item for item in data["subhooks"]}
     assert names["no-rm"]["raw"] == "deny" and names["no-rm"]["exit_code"] == 2
@@ -65,7 +66,7 @@ def test_explain_json_and_no_audit_record(sandbox: Sandbox) -> None:
 
 def test_explain_shows_a_config_error_as_run_would(sandbox: Sandbox) -> None:
     config = sandbox.write(sandbox.root / "bad.yaml", "defaults:\n  timeout: 99\n")
-    done = sandbox.run("explain", "--config", str(config), stdin=event())
+    done = sandbox.run("explain", "--config", str(config), stdin=event_json())
     assert done.returncode == 0
     assert "config error" in done.stdout and "bad.yaml:2" in done.stdout
     assert '"permissionDecision":"deny"' in done.stdout

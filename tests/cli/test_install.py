@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from bridge.commands import install as installing
 from bridge.config.schema import MAX_HOOK_TIMEOUT
 from bridge.wire.event import SUBHOOK_EVENTS
-
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 ORIGINAL = """{
   "permissions": {"allow": ["Bash(ls)"]},

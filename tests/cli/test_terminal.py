@@ -10,8 +10,7 @@ import subprocess
 import pytest
 
 from bridge.commands.cases import ccbridge_command
-
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 
 @pytest.mark.parametrize("command", ["run", "explain"])

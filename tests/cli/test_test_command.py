@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .conftest import Sandbox, event
+from tests.support.events import event_json
+from tests.support.sandbox import Sandbox
 
 DENY_SCRIPT = '#!/bin/sh\necho "no rm here" >&2\nexit 2\n'
 CONFIG = """hooks:
@@ -20,7 +21,7 @@ def make_case(sandbox: Sandbox, name: str, expected: dict[str, object] | None) -
     case = sandbox.root / "cases" / name
     sandbox.write(case / "config.yaml", CONFIG)
     sandbox.write(case / "deny.sh", DENY_SCRIPT, mode=0o755)
-    sandbox.write(case / "event.json", event(command="rm -rf x", cwd="${WORK_DIR}"))
+    sandbox.write(case / "event.json", event_json(command="rm -rf x", cwd="${WORK_DIR}"))
     if expected is not None:
         sandbox.write_json(case / "expected.json", expected)
     return case

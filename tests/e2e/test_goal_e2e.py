@@ -1,7 +1,7 @@
 """Goal authority end to end: the real `claude -p`, ccbridge as its hook, a scripted model.
 
 Each test is one attack scenario (or the one allowed case) from the end of
-shared/spec/goal-authority.md. The human's prompt to `claude -p` is the direct-human turn that
+docs/spec/goal-authority.md. The human's prompt to `claude -p` is the direct-human turn that
 creates the goal; CC then runs the rounds ccbridge's Stop hook injects. The tests assert on what
 really happened: the goal as `ccbridge goal get` reports it, what CC sent the model back for
 each goal command, and which continuation messages CC passed on.
@@ -16,7 +16,7 @@ human turn start into the host log itself (through `ccbridge run`, or sqlite3 on
 self-protection denies both. `test_a_forged_prompt_from_the_bash_tool_grants_nothing`: the same
 with self-protection off, so the forged `ccbridge run` really runs; its ancestry refuses it.
 
-A goal change takes effect only when CC really ran the command (issue 11, on every pinned
+A goal change takes effect only when CC really ran the command (on every pinned
 version): CC refusing the call after ccbridge allowed it changes nothing; an authorized
 `complete` is applied exactly once. `test_where_allowing_the_goal_commands_works_...` measures
 which settings file's permission rules `-p` honours in an untrusted project.
@@ -358,8 +358,8 @@ def test_no_change_when_claude_code_does_not_run_the_command(
 
 
 def test_an_authorized_complete_is_applied_exactly_once(tmp_path: Path, claude: Path) -> None:
-    """On every pinned version (the issue-11 cases; the rest of the goal suite runs on the
-    newest only)."""
+    """On every pinned version (the cases of a call CC refuses after ccbridge allowed it; the
+    rest of the goal suite runs on the newest only)."""
     session = GoalSession(tmp_path, claude)
     complete = session.update("complete")
     script = [

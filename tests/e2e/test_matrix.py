@@ -1,4 +1,4 @@
-"""The matrix of issue 3: each sub-hook behaviour under plain Claude Code and behind ccbridge.
+"""The matrix: each sub-hook behaviour under plain Claude Code and behind ccbridge.
 
 *plain*: the sub-hook registered directly in CC's project settings. *ccbridge*: the same CC
 hooks block moved into a ccbridge config, and `ccbridge run --config <file>` registered for

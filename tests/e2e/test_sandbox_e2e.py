@@ -1,4 +1,4 @@
-"""The hard boundary (issue 12): with Claude Code's sandbox on for Bash, the agent cannot write
+"""The hard boundary: with Claude Code's sandbox on for Bash, the agent cannot write
 ccbridge's compiled-config cache, its state (audit log), its config or CC's settings, even by
 means no text guard can see (paths built from pieces in Python, a symlink, a script file, a
 rename of the parent directory), while ordinary work in the project still succeeds.

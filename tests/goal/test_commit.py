@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from bridge.goal import cc
@@ -15,31 +16,26 @@ from bridge.goal.model import Phase
 from bridge.goal.request import parse_goal_command
 from bridge.goal.settings import GoalSettings
 from bridge.goal.store import GoalStore
+from tests.support.events import event as shared_event
 
 from .driver import SessionDriver, denial, refused
 
 CREATE = "ccbridge goal create --objective 'make the tests pass' --max-rounds 5"
 
 
-def event(name: str, command: str, tool_use_id: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "session_id": "session-1",
-        "hook_event_name": name,
-        "tool_name": "Bash",
-        "tool_input": {"command": command},
-        "tool_use_id": tool_use_id,
-        **extra,
-    }
+event = partial(shared_event, session_id="session-1")
 
 
 def pre(session: SessionDriver, command: str, tool_use_id: str) -> str | None:
-    return cc.on_pre_tool_use(event("PreToolUse", command, tool_use_id), session.settings)
+    return cc.on_pre_tool_use(
+        event("PreToolUse", command, tool_use_id=tool_use_id), session.settings
+    )
 
 
 def post(
     session: SessionDriver, command: str, tool_use_id: str, name: str = "PostToolUse"
 ) -> dict[str, Any] | None:
-    context = cc.on_post_tool_use(event(name, command, tool_use_id), session.settings)
+    context = cc.on_post_tool_use(event(name, command, tool_use_id=tool_use_id), session.settings)
     if context is None:
         return None
     outcome: dict[str, Any] = json.loads(context[context.index("{") :])
@@ -135,7 +131,7 @@ def test_a_process_below_the_bash_tool_changes_nothing(settings: GoalSettings) -
     complete = f"ccbridge goal update --id {before.id} --revision 1 --action complete"
     assert pre(honest, complete, "t5") is None
     with refused(Code.NOT_HOST):
-        cc.on_post_tool_use(event("PostToolUse", complete, "t5"), forged.settings)
+        cc.on_post_tool_use(event("PostToolUse", complete, tool_use_id="t5"), forged.settings)
     assert honest.goal() == before
     with GoalStore.open(settings.db_path) as store, store.read() as tx:
         assert tx.rounds_since_human("session-1") == 0

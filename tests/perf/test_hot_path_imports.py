@@ -12,9 +12,12 @@ import sys
 import sysconfig
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
+from functools import partial
 from pathlib import Path
 
 import pytest
+
+from tests.support.events import tool_call
 
 SCRIPT = Path(sysconfig.get_path("scripts")) / "ccbridge"
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
@@ -202,17 +205,7 @@ def env(tmp_path: Path) -> dict[str, str]:
     }
 
 
-def event(tool: str, tool_input: dict[str, str]) -> bytes:
-    return json.dumps(
-        {
-            "hook_event_name": "PreToolUse",
-            "session_id": "s",
-            "cwd": "",
-            "tool_name": tool,
-            "tool_input": tool_input,
-            "tool_use_id": "t",
-        }
-    ).encode()
+event = partial(tool_call, session_id="s", cwd="", tool_use_id="t")  # project from the env
 
 
 READ = event("Read", {"file_path": "/etc/hostname"})
@@ -306,7 +299,7 @@ def test_the_guards_path_imports_only_what_the_guards_need(
 
 # What a plain call (an ordinary command line, no secret in the record) must not import at all:
 # `re` (with `enum`) and `pathlib` (with `re`, `urllib.parse`, `ipaddress`) were most of a hook
-# call's own cost in a clean environment (issue 10). The policies compile their patterns only
+# call's own cost in a clean environment. The policies compile their patterns only
 # for rare constructs (bridge.shell.lazyre); paths are plain strings (bridge.paths).
 NEVER_ON_A_PLAIN_CALL = ("re", "re.*", "enum", "pathlib", "fnmatch", "urllib*", "ipaddress")
 

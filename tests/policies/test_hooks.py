@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sysconfig
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -13,26 +15,18 @@ import pytest
 
 from bridge.pipeline import Execution
 from bridge.policies.loader import load_policy
+from tests.support import REPO
+from tests.support.events import tool_call
 
-HOOKS = Path(__file__).resolve().parents[2] / "hooks"
+HOOKS = REPO / "hooks"
 DANGEROUS = HOOKS / "dangerous_shell.py"
 PROTECT = HOOKS / "protect_paths.py"
 
 
-def event(
-    tool_name: str, tool_input: dict[str, Any], name: str = "PreToolUse", cwd: str = "/work/project"
-) -> bytes:
-    return json.dumps(
-        {
-            "session_id": "s1",
-            "transcript_path": "/tmp/t.jsonl",
-            "cwd": cwd,
-            "hook_event_name": name,
-            "tool_name": tool_name,
-            "tool_input": tool_input,
-            "tool_use_id": "toolu_01",
-        }
-    ).encode()
+# The fields these tests give every event (the plain hooks read the cwd as the project).
+event = partial(
+    tool_call, transcript_path="/tmp/t.jsonl", cwd="/work/project", tool_use_id="toolu_01"
+)
 
 
 def run(hook: Path, stdin: bytes, *args: str) -> tuple[int, str, str]:
@@ -115,10 +109,10 @@ def test_dangerous_shell_git_rules_are_switched_by_options() -> None:
 def test_a_project_switches_git_rules_with_a_policy_file_next_to_its_config(
     tmp_path: Path,
 ) -> None:
-    (tmp_path / "guards.py").write_text(
-        "from bridge.guards.dangerous.dangerous import configure\n"
-        "guard = configure(allow=['git-stash-drop'], deny=['git-push-force-with-lease'])\n"
-    )
+    """The policy file docs/guards.md shows, as written."""
+    (example,) = re.findall(r"```py\n(.*?)```", (REPO / "docs" / "guards.md").read_text(), re.S)
+    assert "guard = configure(" in example
+    (tmp_path / "guards.py").write_text(example)
     (tmp_path / "ccbridge.yaml").write_text("policies:\n  guards: [guards.py:guard]\n")
 
     def answer(command: str) -> tuple[int, str]:

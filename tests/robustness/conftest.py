@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import Sandbox
+from tests.support.sandbox import Sandbox
 
 
 @pytest.fixture

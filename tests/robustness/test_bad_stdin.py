@@ -15,7 +15,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from .support import Outcome, Sandbox, encode, examples, matching, pre_tool_use
+from tests.support.sandbox import Outcome, Sandbox, encode, examples, matching, pre_tool_use
 
 FORBIDDEN = "FORBIDDEN"
 # ccbridge's documented nesting cap (docs/guarantees.md, section 6; the event object is level 1),
@@ -204,7 +204,7 @@ def config(sandbox: Sandbox) -> Path:
     rule = sandbox.script(
         "forbid.sh", f"grep -q {FORBIDDEN} && {{ echo 'forbidden word' >&2; exit 2; }}\nexit 0"
     )
-    return sandbox.config(matching([{"type": "command", "command": str(rule)}], matcher="*"))
+    return sandbox.write_config(matching([{"type": "command", "command": str(rule)}], matcher="*"))
 
 
 def check(outcome: Outcome, data: bytes) -> None:
@@ -231,14 +231,14 @@ def check(outcome: Outcome, data: bytes) -> None:
 @given(data=any_stdin)
 def test_any_stdin_in_process(sandbox: Sandbox, data: bytes) -> None:
     before = len(sandbox.audit())
-    check(sandbox.run(config(sandbox), data), data)
+    check(sandbox.call(config(sandbox), data), data)
     assert len(sandbox.audit()) == before + 1
 
 
 @examples(0.15)
 @given(data=any_stdin)
 def test_any_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -> None:
-    check(sandbox.cli(config(sandbox), data), data)
+    check(sandbox.call_executable(config(sandbox), data), data)
 
 
 @pytest.mark.parametrize(
@@ -259,7 +259,7 @@ def test_any_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -> None
     ],
 )
 def test_known_bad_stdin_through_the_executable(sandbox: Sandbox, data: bytes) -> None:
-    outcome = sandbox.cli(config(sandbox), data)
+    outcome = sandbox.call_executable(config(sandbox), data)
     assert (outcome.exit_code, outcome.decision) == (2, "deny")
     assert outcome.reason
     assert "internal error" not in outcome.reason
@@ -272,8 +272,8 @@ def test_unknown_fields_change_nothing(
     sandbox: Sandbox, event: dict[str, Any], extra: dict[str, Any]
 ) -> None:
     assume(FORBIDDEN not in json.dumps(extra))
-    plain = sandbox.run(config(sandbox), encode(event))
-    extended = sandbox.run(config(sandbox), encode({**event, **extra}))
+    plain = sandbox.call(config(sandbox), encode(event))
+    extended = sandbox.call(config(sandbox), encode({**event, **extra}))
     assert (extended.exit_code, extended.stdout) == (plain.exit_code, plain.stdout)
 
 
@@ -286,8 +286,8 @@ def test_a_deep_hook_answer_is_a_failure_not_a_lost_audit(sandbox: Sandbox) -> N
     }
     (sandbox.hooks / "deep.json").write_text(json.dumps(answer))
     hook = sandbox.script("deep.sh", f"cat {sandbox.hooks / 'deep.json'}")
-    outcome = sandbox.run(
-        sandbox.config(matching([{"type": "command", "command": str(hook)}])),
+    outcome = sandbox.call(
+        sandbox.write_config(matching([{"type": "command", "command": str(hook)}])),
         encode(pre_tool_use()),
     )
     assert outcome.decision == "deny"

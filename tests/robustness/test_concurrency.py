@@ -10,8 +10,7 @@ import orjson
 import pytest
 
 from bridge.config.schema import MAX_HOOK_TIMEOUT
-
-from .support import KEEP, Outcome, Sandbox, encode, matching, pre_tool_use
+from tests.support.sandbox import KEEP, Outcome, Sandbox, encode, matching, pre_tool_use
 
 RUNS = 64
 
@@ -48,7 +47,7 @@ def audit_lines(sandbox: Sandbox) -> list[bytes]:
 @pytest.mark.parametrize("max_bytes", [16 << 20, 4096], ids=["one-file", "rotating"])
 def test_sixty_four_writers_lose_and_mangle_nothing(sandbox: Sandbox, max_bytes: int) -> None:
     hook = sandbox.script("pass.sh", "cat >/dev/null")
-    config = sandbox.config(
+    config = sandbox.write_config(
         # The longest timeout allowed: 64 runs at once on 2 cores must not time out a hook.
         matching([{"type": "command", "command": str(hook), "timeout": MAX_HOOK_TIMEOUT}]),
         audit={"max_bytes": max_bytes, "keep": KEEP},

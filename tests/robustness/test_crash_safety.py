@@ -15,8 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.audit import log
-
-from .support import KEEP, Sandbox, encode, examples, matching, pre_tool_use
+from tests.support.sandbox import KEEP, Sandbox, encode, examples, matching, pre_tool_use
 
 WRITER = """
 import sys, time
@@ -87,7 +86,7 @@ def test_sigkill_ccbridge_run_at_random_points(
 ) -> None:
     sandbox = Sandbox(Path(tmp_path_factory.mktemp("sandbox")))
     hook = sandbox.script("pass.sh", "cat >/dev/null")
-    config = sandbox.config(
+    config = sandbox.write_config(
         matching([{"type": "command", "command": str(hook)}]),
         audit={"max_bytes": 4096, "keep": KEEP},
     )

@@ -17,8 +17,7 @@ import pytest
 
 from bridge.config.schema import MAX_HOOK_TIMEOUT
 from bridge.wire.event import MAX_DEPTH, MAX_EVENT_BYTES
-
-from .support import Outcome, Sandbox, encode, matching, pre_tool_use
+from tests.support.sandbox import Outcome, Sandbox, encode, matching, pre_tool_use
 
 
 def padded(size: int) -> bytes:
@@ -39,21 +38,21 @@ def denied(outcome: Outcome, cap_words: str) -> None:
 
 
 def passing_config(sandbox: Sandbox) -> Path:
-    return sandbox.config(
+    return sandbox.write_config(
         matching([{"type": "command", "command": str(sandbox.script("ok.sh", "cat >/dev/null"))}])
     )
 
 
 def test_stdin_at_the_cap_is_judged_over_it_is_denied(sandbox: Sandbox) -> None:
     config = passing_config(sandbox)
-    at_cap = sandbox.run(config, padded(MAX_EVENT_BYTES))
+    at_cap = sandbox.call(config, padded(MAX_EVENT_BYTES))
     assert (at_cap.exit_code, at_cap.decision) == (0, "none")
-    over = sandbox.run(config, padded(MAX_EVENT_BYTES + 1))
+    over = sandbox.call(config, padded(MAX_EVENT_BYTES + 1))
     denied(over, f"larger than the {MAX_EVENT_BYTES}-byte cap")
 
 
 def test_stdin_over_the_cap_through_the_executable(sandbox: Sandbox) -> None:
-    outcome = sandbox.cli(passing_config(sandbox), b" " * (MAX_EVENT_BYTES + 1))
+    outcome = sandbox.call_executable(passing_config(sandbox), b" " * (MAX_EVENT_BYTES + 1))
     denied(outcome, f"larger than the {MAX_EVENT_BYTES}-byte cap")
 
 
@@ -64,9 +63,9 @@ def deep(depth: int) -> bytes:
 
 def test_nesting_at_the_cap_is_judged_over_it_is_denied(sandbox: Sandbox) -> None:
     config = passing_config(sandbox)
-    assert sandbox.run(config, deep(MAX_DEPTH)).decision == "none"
+    assert sandbox.call(config, deep(MAX_DEPTH)).decision == "none"
     denied(
-        sandbox.run(config, deep(MAX_DEPTH + 1)),
+        sandbox.call(config, deep(MAX_DEPTH + 1)),
         f"nested deeper than the {MAX_DEPTH}-level cap",
     )
 
@@ -85,20 +84,21 @@ def test_sub_hook_output_over_the_cap_is_denied(sandbox: Sandbox, stream: str) -
         }
         for n in (cap, cap + 1)
     ]
-    at_cap = sandbox.run(
-        sandbox.config(matching(hooks[:1]), defaults={"output_cap": cap}), encode(pre_tool_use())
+    at_cap = sandbox.call(
+        sandbox.write_config(matching(hooks[:1]), defaults={"output_cap": cap}),
+        encode(pre_tool_use()),
     )
     assert at_cap.decision == "none"
-    over = sandbox.run(
-        sandbox.config(matching(hooks), defaults={"output_cap": cap}), encode(pre_tool_use())
+    over = sandbox.call(
+        sandbox.write_config(matching(hooks), defaults={"output_cap": cap}), encode(pre_tool_use())
     )
     denied(over, f"[{cap + 1}-bytes] failed: {stream} exceeded the {cap}-byte output cap")
 
 
 def test_sub_hook_output_over_the_default_cap_is_denied(sandbox: Sandbox) -> None:
     hook = sandbox.script("flood.sh", "head -c 2000000 /dev/urandom")
-    outcome = sandbox.cli(
-        sandbox.config(matching([{"type": "command", "command": str(hook)}])),
+    outcome = sandbox.call_executable(
+        sandbox.write_config(matching([{"type": "command", "command": str(hook)}])),
         encode(pre_tool_use()),
     )
     denied(outcome, f"exceeded the {1024 * 1024}-byte output cap")
@@ -107,14 +107,14 @@ def test_sub_hook_output_over_the_default_cap_is_denied(sandbox: Sandbox) -> Non
 def test_more_matching_sub_hooks_than_max_hooks_is_denied(sandbox: Sandbox) -> None:
     ran = sandbox.root / "ran"
     hooks = [{"type": "command", "command": f"echo {n} >> {ran}"} for n in range(4)]
-    at_cap = sandbox.run(
-        sandbox.config(matching(hooks[:3]), defaults={"max_hooks": 3}), encode(pre_tool_use())
+    at_cap = sandbox.call(
+        sandbox.write_config(matching(hooks[:3]), defaults={"max_hooks": 3}), encode(pre_tool_use())
     )
     assert at_cap.decision == "none"
     assert len(ran.read_text().split()) == 3
     ran.unlink()
-    over = sandbox.run(
-        sandbox.config(matching(hooks), defaults={"max_hooks": 3}), encode(pre_tool_use())
+    over = sandbox.call(
+        sandbox.write_config(matching(hooks), defaults={"max_hooks": 3}), encode(pre_tool_use())
     )
     denied(over, "4 sub-hooks match, over the max_hooks cap of 3")
     assert not ran.exists()  # none of them was started
@@ -130,13 +130,15 @@ def test_a_sub_hook_over_its_time_is_denied(sandbox: Sandbox, where: str) -> Non
     top: dict[str, Any] = {"defaults": {"timeout": 0.3}} if where == "defaults" else {}
     if where == "handler":
         handler["timeout"] = 0.3
-    outcome = sandbox.cli(sandbox.config(matching([handler]), **top), encode(pre_tool_use()))
+    outcome = sandbox.call_executable(
+        sandbox.write_config(matching([handler]), **top), encode(pre_tool_use())
+    )
     denied(outcome, "[slow] failed: timed out after 0.3s")
 
 
 def test_a_timeout_over_the_config_cap_is_a_config_error_deny(sandbox: Sandbox) -> None:
     handler = {"type": "command", "command": "true", "timeout": MAX_HOOK_TIMEOUT + 1}
-    outcome = sandbox.run(sandbox.config(matching([handler])), encode(pre_tool_use()))
+    outcome = sandbox.call(sandbox.write_config(matching([handler])), encode(pre_tool_use()))
     denied(outcome, "ccbridge config error")
     assert f"{MAX_HOOK_TIMEOUT:g}" in outcome.reason
 

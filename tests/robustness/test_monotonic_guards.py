@@ -23,8 +23,7 @@ from bridge.pipeline import (
 from bridge.subhooks.fold import Judged, fold
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import Verdict
-
-from .support import Sandbox, encode, matching, pre_tool_use
+from tests.support.sandbox import Sandbox, encode, matching, pre_tool_use
 
 STRENGTH = {Allow: 0, Ask: 1, Deny: 2}
 RANK = {"none": 0, "ask": 1, "deny": 2}
@@ -177,9 +176,10 @@ def test_adding_a_guard_policy_never_weakens_a_config(
     policy = sandbox.root / f"guard_{added}.py"
     policy.write_text(GUARDS[added], encoding="utf-8")
     event = encode(pre_tool_use())
-    before = sandbox.run(sandbox.config(hooks, name="plain.yaml"), event)
-    after = sandbox.run(
-        sandbox.config(hooks, name="guarded.yaml", policies={"guards": [f"{policy}:guard"]}), event
+    before = sandbox.call(sandbox.write_config(hooks, name="plain.yaml"), event)
+    after = sandbox.call(
+        sandbox.write_config(hooks, name="guarded.yaml", policies={"guards": [f"{policy}:guard"]}),
+        event,
     )
     assert RANK[after.decision] >= RANK[before.decision]
     if added != "abstain":

@@ -12,8 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from bridge.audit.redact import MASK, redact, redact_text
-
-from .support import Sandbox, encode, examples, matching, pre_tool_use
+from tests.support.sandbox import Sandbox, encode, examples, matching, pre_tool_use
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -185,7 +184,7 @@ def test_redaction_masks_every_obvious_secret(
     assert MASK in redacted
 
 
-# The exact inputs of issue 15 (item 6) and their siblings: (text, the secret in it).
+# Reported inputs, exactly, and their siblings: (text, the secret in it).
 LEAKS = [
     ("amqp://guest:s3cretpw@rabbit:5672/", "s3cretpw"),
     ("mongodb+srv://app:Pa55word@cluster0.example.net/db", "Pa55word"),
@@ -329,10 +328,10 @@ def test_the_audit_never_stores_an_obvious_secret(
     hook = sandbox.hooks / "echo.py"
     hook.write_text(ECHO_HOOK.format(python=sys.executable), encoding="utf-8")
     hook.chmod(0o755)
-    config = sandbox.config(
+    config = sandbox.write_config(
         matching([{"type": "command", "command": f"{hook} {mode}"}], matcher="*")
     )
-    outcome = sandbox.run(config, encode(pre_tool_use(text, tool=tool)))
+    outcome = sandbox.call(config, encode(pre_tool_use(text, tool=tool)))
     assert "Traceback" not in outcome.stderr
     if not mode.startswith(
         "rewrite"

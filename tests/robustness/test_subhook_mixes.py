@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .support import Outcome, Sandbox, encode, examples, matching, pre_tool_use
+from tests.support.sandbox import Outcome, Sandbox, encode, examples, matching, pre_tool_use
 
 MARKER_VAR = "CCBRIDGE_ROBUSTNESS_MARKER"
 TIMEOUT = 0.5
@@ -115,9 +115,9 @@ def assert_none_left(marker: str, tries: int = 100) -> None:
 
 def run_mix(sandbox: Sandbox, mix: list[tuple[str, bool]], order: list[int]) -> Outcome:
     hooks = [handler(sandbox, index, *mix[index]) for index in order]
-    config = sandbox.config(matching(hooks), name=f"mix-{uuid.uuid4().hex}.yaml")
+    config = sandbox.write_config(matching(hooks), name=f"mix-{uuid.uuid4().hex}.yaml")
     marker = uuid.uuid4().hex
-    outcome = sandbox.run(config, encode(pre_tool_use()), {MARKER_VAR: marker})
+    outcome = sandbox.call(config, encode(pre_tool_use()), {MARKER_VAR: marker})
     assert_none_left(marker)
     return outcome
 
@@ -152,9 +152,11 @@ def test_any_mix_in_any_order(
 
 def test_every_misbehaviour_at_once_through_the_executable(sandbox: Sandbox) -> None:
     mix = [(kind, False) for kind in sorted(BEHAVIOUR)]
-    config = sandbox.config(matching([handler(sandbox, i, *item) for i, item in enumerate(mix)]))
+    config = sandbox.write_config(
+        matching([handler(sandbox, i, *item) for i, item in enumerate(mix)])
+    )
     marker = uuid.uuid4().hex
-    outcome = sandbox.cli(config, encode(pre_tool_use()), {MARKER_VAR: marker})
+    outcome = sandbox.call_executable(config, encode(pre_tool_use()), {MARKER_VAR: marker})
     assert_none_left(marker)
     decision, names = expected(mix)
     assert (outcome.exit_code, outcome.decision) == (2, decision)
@@ -184,7 +186,7 @@ def test_sigterm_to_ccbridge_still_kills_every_sub_hook(sandbox: Sandbox) -> Non
     """A host that gives up on ccbridge (SIGTERM) leaves no sub-hook running, and gets a deny."""
     marker = uuid.uuid4().hex
     hook = sandbox.script("stubborn.sh", "trap '' TERM\nsleep 30 &\nsleep 30")
-    config = sandbox.config(matching([{"type": "command", "command": str(hook)}]))
+    config = sandbox.write_config(matching([{"type": "command", "command": str(hook)}]))
     bridge = subprocess.Popen(
         sandbox.command(config),
         stdin=subprocess.PIPE,
@@ -219,7 +221,9 @@ def test_identical_handlers_run_once_and_fail_as_the_strictest_copy(sandbox: San
     blocking = {"type": "command", "command": str(script)}
     for copies in ([ignoring, blocking], [blocking, ignoring]):
         runs.write_text("")
-        outcome = sandbox.cli(sandbox.config(matching(copies)), encode(pre_tool_use()))
+        outcome = sandbox.call_executable(
+            sandbox.write_config(matching(copies)), encode(pre_tool_use())
+        )
         assert (outcome.exit_code, outcome.decision) == (2, "deny"), copies
         assert runs.read_text() == "run\n"
 
@@ -245,13 +249,13 @@ def escaping(sandbox: Sandbox, tail: str) -> tuple[Path, Path]:
     pid_file = sandbox.root / f"escaped-{uuid.uuid4().hex}"
     script = sandbox.script("escapes.sh", ESCAPES.format(tail=tail))
     hooks = [{"type": "command", "command": f"{script} {pid_file}"}]
-    return sandbox.config(matching(hooks), name=f"escapes-{uuid.uuid4().hex}.yaml"), pid_file
+    return sandbox.write_config(matching(hooks), name=f"escapes-{uuid.uuid4().hex}.yaml"), pid_file
 
 
 def test_descendants_that_leave_the_group_do_not_outlive_the_call(sandbox: Sandbox) -> None:
     config, pid_file = escaping(sandbox, "exit 0")
     marker = uuid.uuid4().hex
-    outcome = sandbox.cli(config, encode(pre_tool_use()), {MARKER_VAR: marker})
+    outcome = sandbox.call_executable(config, encode(pre_tool_use()), {MARKER_VAR: marker})
     assert (outcome.exit_code, outcome.decision) == (0, "none"), outcome
     assert_none_left(marker)
     escaped = int(pid_file.read_text())
@@ -290,3 +294,23 @@ def test_sigkill_to_ccbridge_leaves_no_sub_hook_running(sandbox: Sandbox) -> Non
     finally:  # out of reach once ccbridge is dead: it left the group and dropped the marker
         with contextlib.suppress(ValueError, OSError):
             os.kill(int(pid_file.read_text()), signal.SIGKILL)
+
+
+ALLOW = (
+    'cat >/dev/null; printf \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+    '"permissionDecision":"allow","permissionDecisionReason":"fine"}}\''
+)
+
+
+def test_a_sub_hooks_allow_does_not_skip_native_pre_execute_policies(sandbox: Sandbox) -> None:
+    """`allow` is no opinion: the pre-execute policies after the sub-hooks still decide."""
+    (sandbox.root / "policy.py").write_text(
+        "from bridge.pipeline import Deny\n\n"
+        "def pre(execution, next_):\n"
+        "    return Deny('the policy says no')\n"
+    )
+    hooks = matching([{"type": "command", "command": str(sandbox.script("allow.sh", ALLOW))}])
+    config = sandbox.write_config(hooks, policies={"pre_execute": ["policy.py:pre"]})
+    outcome = sandbox.call(config, encode(pre_tool_use()))
+    assert (outcome.exit_code, outcome.decision) == (2, "deny"), outcome
+    assert "the policy says no" in outcome.reason

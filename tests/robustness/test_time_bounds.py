@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 import pytest
-from bridge.shell.syntax import MAX_COMMAND_CHARS
 
 from bridge.deadline import DEFAULT_DEADLINE, GRACE
+from bridge.shell.syntax import MAX_COMMAND_CHARS
 
 from .support import Outcome, Sandbox, encode, matching, pre_tool_use
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 
-# Not `collections.abc`: see bridge.pipeline.execution.
+# `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Callable
 from itertools import pairwise
 
@@ -41,7 +41,7 @@ from bridge.shell.syntax import (
 from bridge.shell.variables import with_literal_values
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Iterable
 
 BLOCK_DEVICES = (

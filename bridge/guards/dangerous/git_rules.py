@@ -11,7 +11,7 @@ from itertools import pairwise
 from bridge.shell.syntax import SimpleCommand, skip_options
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Callable, Sequence
 
 RULES = {

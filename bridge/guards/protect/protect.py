@@ -71,7 +71,7 @@ from bridge.shell.syntax import (
 )
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Iterable, Iterator, Mapping, Sequence
 
     Path = str | os.PathLike[str]

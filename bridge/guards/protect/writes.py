@@ -17,7 +17,7 @@ from bridge.shell.lazyre import Lazy
 from bridge.shell.syntax import pairs, skip_options
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # `typing` is not imported on a hook call
+if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Iterator
 
     from bridge.shell.syntax import SimpleCommand

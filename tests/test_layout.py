@@ -1,0 +1,157 @@
+"""The package's shape: no import circles (imports inside functions included) and one name per
+command (a module of bridge/ never shares its name with one of bridge/cli/)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from tests.support import REPO
+
+PACKAGE = REPO / "bridge"
+
+
+def module_names(root: Path) -> dict[str, Path]:
+    """Every module of the package under `root`, by dotted name (a package by its own name)."""
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names[".".join(parts)] = path
+    return names
+
+
+def _type_checking_only(node: ast.If) -> bool:
+    """`if TYPE_CHECKING:` blocks never run: their imports are for the type checker."""
+    return isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+
+
+def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement that can run, at any depth (functions and methods included)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and _type_checking_only(node):
+            for other in node.orelse:
+                yield from _imports(ast.Module(body=[other], type_ignores=[]))
+            continue
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        yield from _imports(node)
+
+
+def _resolve(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    if not node.level:
+        return node.module or ""
+    base = module.split(".") if is_package else module.split(".")[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """Module -> the package's modules it imports: `from a import b` names module a.b when b is
+    one, else a."""
+    modules = module_names(root)
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        is_package = path.name == "__init__.py"
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            else:
+                source = _resolve(node, name, is_package)
+                targets = [
+                    f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
+                    for alias in node.names
+                ]
+            graph[name].update(target for target in targets if target in modules)
+        graph[name].discard(name)
+    return graph
+
+
+def circles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan), each as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_module_of_bridge_is_in_an_import_circle() -> None:
+    assert circles(import_graph(PACKAGE)) == []
+
+
+def test_function_local_imports_count(tmp_path: Path) -> None:
+    """The control: a circle closed by an import inside a function is found; one closed only
+    under TYPE_CHECKING is not."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from pkg import b\n")
+    (package / "b.py").write_text("def f():\n    from pkg.a import x\n")
+    (package / "c.py").write_text("from pkg.d import y\n")
+    (package / "d.py").write_text("TYPE_CHECKING = False\nif TYPE_CHECKING:\n    import pkg.c\n")
+    (package / "e.py").write_text("from . import f\n")
+    (package / "f.py").write_text("class K:\n    def m(self):\n        import pkg.e\n")
+    assert circles(import_graph(package)) == [["pkg.a", "pkg.b"], ["pkg.e", "pkg.f"]]
+
+
+def test_a_command_has_one_name() -> None:
+    """`bridge/install.py` beside `bridge/cli/install.py` left a reader guessing which one does
+    the work: the work lives in bridge/commands/, the click wrappers in bridge/cli/."""
+    top = {path.stem for path in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
+    cli = {path.stem for path in (PACKAGE / "cli").glob("*.py")} - {"__init__"}
+    assert cli, "no click modules found"
+    assert top & cli == set()
+
+
+@pytest.mark.parametrize("package", ["commands", "goal", "shell", "guards", "policies", "config"])
+def test_click_is_imported_only_by_the_command_line(package: str) -> None:
+    """The click wrappers are all in bridge/cli/; the other packages never import click,
+    except to style the text the commands print (commands)."""
+    for name, path in module_names(PACKAGE / package).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        clicks = [
+            node
+            for node in _imports(tree)
+            if any(
+                (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0]
+                == "click"
+                for alias in node.names
+            )
+        ]
+        decorated = [
+            node
+            for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef)
+            and any("click" in ast.unparse(decorator) for decorator in node.decorator_list)
+        ]
+        assert decorated == [], f"{name} defines a click command: it belongs in bridge.cli"
+        if package != "commands":
+            assert clicks == [], f"{name} imports click"
