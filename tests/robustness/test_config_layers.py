@@ -24,8 +24,7 @@ from bridge.paths import wide_layers
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 from bridge.wire.event import parse_event
-
-from .support import CCBRIDGE, encode, pre_tool_use
+from tests.support.sandbox import CCBRIDGE, encode, pre_tool_use
 
 RANK = {"none": 0, "ask": 1, "deny": 2}
 
