@@ -1,0 +1,185 @@
+"""The semantic mutants (see `semantic`): each a bug a developer could really make, the promise it
+breaks, and the tests that must catch it (the test that pins the promise first)."""
+
+from __future__ import annotations
+
+from tests.mutation.semantic import Mutant
+
+MUTANTS = (
+    Mutant(
+        "audit-lock-shared",
+        "bridge/audit/log.py",
+        "fcntl.flock(lock, fcntl.LOCK_EX)",
+        "fcntl.flock(lock, fcntl.LOCK_SH)",
+        ("tests/audit/test_lock_exclusive.py", "tests/audit/test_lock.py"),
+        "audit writers exclude each other",
+    ),
+    Mutant(
+        "cache-key-without-content-digest",
+        "bridge/config/compiled.py",
+        "(str(path), stat.st_size, stat.st_mtime_ns, digest)",
+        '(str(path), stat.st_size, stat.st_mtime_ns, "")',
+        ("tests/config/test_cache_digest.py", "tests/config/test_config.py"),
+        "an edited config is never served from the cache",
+    ),
+    Mutant(
+        "handler-identity-without-args",
+        "bridge/subhooks/spec.py",
+        "return (self.type, self.command, self.args, self.shell, self.if_rule)",
+        "return (self.type, self.command, self.shell, self.if_rule)",
+        ("tests/subhooks/test_handler_identity.py", "tests/subhooks/test_select.py"),
+        "exec-form handlers with other args are other handlers",
+    ),
+    Mutant(
+        "sub-hooks-run-in-the-project",
+        "bridge/engine.py",
+        "cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else project",
+        "cwd = project",
+        ("tests/test_engine_subhook_context.py",),
+        "sub-hooks run in the event's cwd",
+    ),
+    Mutant(
+        "local-layer-before-project",
+        "bridge/paths.py",
+        '        _clean(join(project, ".claude", "ccbridge.yaml")),\n'
+        '        _clean(join(project, ".claude", "ccbridge.local.yaml")),\n',
+        '        _clean(join(project, ".claude", "ccbridge.local.yaml")),\n'
+        '        _clean(join(project, ".claude", "ccbridge.yaml")),\n',
+        ("tests/config/test_layers.py", "tests/config/test_config.py"),
+        "layers are read user, project, project-local",
+    ),
+    Mutant(
+        "specific-layer-undoes-self-protection-off",
+        "bridge/config/build.py",
+        '        if "self_protection" in config.model_fields_set and not config.self_protection:\n'
+        "            off_in = str(source.path)\n",
+        '        if "self_protection" in config.model_fields_set:\n'
+        "            off_in = None if config.self_protection else str(source.path)\n",
+        ("tests/config/test_layers.py", "tests/config/test_config.py"),
+        "a more specific layer cannot undo the user layer's self_protection: false",
+    ),
+    Mutant(
+        "no-claude-project-dir-for-sub-hooks",
+        "bridge/engine.py",
+        'env = {**self.host.env, "CLAUDE_PROJECT_DIR": project}',
+        "env = dict(self.host.env)",
+        ("tests/test_engine_subhook_context.py",),
+        "sub-hooks get CLAUDE_PROJECT_DIR",
+    ),
+    Mutant(
+        "own-failure-blocks-stop",
+        "bridge/hookcall.py",
+        'if event_name in ("UserPromptSubmit", "PreCompact"):',
+        'if event_name in ("UserPromptSubmit", "PreCompact", "Stop", "SubagentStop"):',
+        ("tests/test_hookcall_failures.py", "tests/test_hookcall.py"),
+        "ccbridge's own failure never blocks Stop (no endless loop)",
+    ),
+    Mutant(
+        "reinstall-forgets-a-config-edit",
+        "bridge/commands/install.py",
+        "        previous.config_edited or not config_untouched,\n",
+        "        previous.config_edited,\n",
+        ("tests/cli/test_reinstall.py",),
+        "uninstall keeps a ccbridge.yaml edited before a reinstall",
+    ),
+    Mutant(
+        "notebook-edit-not-self-protected",
+        "bridge/engine.py",
+        'frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})',
+        'frozenset({"Write", "Edit", "MultiEdit", "Bash"})',
+        (
+            "tests/test_engine_self_protection_tools.py",
+            "tests/guards/protect/test_self_protection.py",
+        ),
+        "self-protection judges NotebookEdit",
+    ),
+    Mutant(
+        "file-tool-paths-without-cwd",
+        "bridge/guards/protect/protect.py",
+        "spec = protection.match(path, execution.cwd)",
+        'spec = protection.match(path, "")',
+        ("tests/guards/protect/test_file_tool_paths.py", "tests/guards/protect/test_protect.py"),
+        "a file tool's relative path is judged in the event's cwd",
+    ),
+    Mutant(
+        "watchdog-kills-the-leader-only",
+        "bridge/subhooks/contain.py",
+        'kill -s KILL -- "-$group"',
+        'kill -s KILL -- "$group"',
+        ("tests/subhooks/test_contain_sigkill.py", "tests/subhooks/test_contain_watchdog.py"),
+        "after a SIGKILL of ccbridge the watchdog kills whole process groups",
+    ),
+    # Beyond the twelve: promises of the README whose tests predate this list.
+    Mutant(
+        "spawned-ccbridge-exits-1",
+        "bridge/__main__.py",
+        "sys.exit(main())",
+        "sys.exit(1)",
+        ("tests/test_hookcall.py",),
+        "(a check of the runner: the executable the tests start is the mutated copy)",
+    ),
+    Mutant(
+        "ignoring-copy-hides-a-blocking-one",
+        "bridge/subhooks/spec.py",
+        'on_failure="ignore" if all(c.on_failure == "ignore" for c in copies) else "block"',
+        'on_failure="ignore" if any(c.on_failure == "ignore" for c in copies) else "block"',
+        ("tests/subhooks/test_select.py",),
+        "identical handlers run with the strictest settings of their copies",
+    ),
+    Mutant(
+        "defer-is-no-opinion",
+        "bridge/subhooks/fold.py",
+        'if kind in ("ask", "defer"):',
+        'if kind == "ask":',
+        ("tests/subhooks/test_fold.py",),
+        "defer folds as ask",
+    ),
+    Mutant(
+        "stop-failure-blocks-again-while-active",
+        "bridge/engine.py",
+        '    if report.event.raw.get("stop_hook_active") is not True:\n        return False\n',
+        "    if True:\n        return False\n",
+        ("tests/cli/test_events.py",),
+        "a failing Stop hook blocks once, not again while stop_hook_active",
+    ),
+    Mutant(
+        "forged-cache-entry-trusted",
+        "bridge/config/cache.py",
+        "forged = not compare_digest(seal, hmac_sha256_hex(secret, payload).encode())",
+        "forged = False",
+        ("tests/config/test_config.py",),
+        "a cache entry not sealed by ccbridge is refused and rebuilt",
+    ),
+    Mutant(
+        "self-protection-off-not-audited",
+        "bridge/engine.py",
+        'report.notes.append(f"self-protection is off (set in {config.self_protection_off_in})")',
+        "pass",
+        ("tests/config/test_config.py",),
+        "switching self-protection off is recorded in every audit record",
+    ),
+    Mutant(
+        "hook-timeout-kills-the-leader-only",
+        "bridge/subhooks/runner.py",
+        "os.killpg(leader, _signal.SIGKILL)",
+        "os.kill(leader, _signal.SIGKILL)",
+        ("tests/subhooks/test_runner.py",),
+        "a hook's whole process group is killed on timeout",
+    ),
+    Mutant(
+        "approval-none-still-asks",
+        "bridge/engine.py",
+        'verdict = "deferred" if config.approval == "prompt" else "unavailable"',
+        'verdict = "deferred"',
+        ("tests/golden/test_golden.py", "tests/pipeline/test_stations.py"),
+        "with approval: none, ask becomes deny",
+    ),
+    Mutant(
+        "post-tool-use-failure-silent",
+        "bridge/hookcall.py",
+        "return answer.post_tool_use(event_name, reason, system_messages=(reason,))",
+        "return answer.post_tool_use(event_name, None)",
+        ("tests/test_hookcall_failures.py", "tests/test_hookcall.py"),
+        "ccbridge's own failure in PostToolUse reaches the model and the user",
+    ),
+)
