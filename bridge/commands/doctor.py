@@ -213,7 +213,7 @@ def config_problems(
     if problems or not paths:
         return problems
     from bridge.config.cache import load
-    from bridge.config.commands import command_problems
+    from bridge.config.hook_commands import command_problems
     from bridge.policies.loader import PolicyLoadError, load_policy
 
     compiled = load(list(paths), None, wide_layers(paths, env, explicit))
