@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-from bridge.deadline import DEFAULT_DEADLINE
 from bridge.pipeline.record import Record, field
 from bridge.wire.digest import sha256_hex
 
@@ -21,6 +20,11 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
 FORMAT = 3
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
+# Seconds from a call's start to its answer (bridge.hookcall): below the `timeout: 60` that
+# `ccbridge install` registers, with room for the hard stop's grace, the audit record and the
+# interpreter's start.
+DEFAULT_DEADLINE = 54.0
+MAX_DEADLINE = 55.0
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
 MAX_CONFIG_BYTES = 256 << 10

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bridge.deadline import DEFAULT_DEADLINE, GRACE
+from bridge.config.compiled import DEFAULT_DEADLINE
+from bridge.hookcall import GRACE
 from bridge.shell.syntax import MAX_COMMAND_CHARS
 from tests.support.sandbox import Outcome, Sandbox, encode, matching, pre_tool_use
 
