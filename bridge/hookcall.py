@@ -125,12 +125,14 @@ def quietly(write: Callable[[], object]) -> None:
 def _judge(
     event: HookEvent, config: str | None, env: Mapping[str, str], loaded: list[CompiledConfig]
 ) -> Report:
-    from bridge.config.cache import Cache, load
+    from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.paths import find_config, project_dir, wide_layers
 
-    paths, _how = find_config(config, env, project_dir(env, event.cwd))
-    compiled = load(paths, Cache.of(env), wide_layers(paths, env, config))
+    project = project_dir(env, event.cwd)
+    paths, _how = find_config(config, env, project)
+    around = Surroundings(env, project)
+    compiled = load(paths, Cache.of(env), around, wide=wide_layers(paths, env, config))
     loaded.append(compiled)
     deadline.shorten(compiled.deadline)
     return handle(event, compiled, Host(env=env))

@@ -24,10 +24,12 @@ def doctor(as_json: bool) -> None:
       config        is every config layer valid, does every native policy load
       audit         can the audit log be written
       twice         is any hook configured twice (run by CC and by ccbridge)
-      sandbox       with self-protection or goals on: is Claude Code's Bash sandbox on, with
-                    no way out, and keeps ccbridge's files and CC's settings out of reach
-                    (without it, self-protection raises the cost of tampering but is not a
-                    boundary)
+      protection    the protection level: `wall` when the CC settings in force (every layer)
+                    run Bash in Claude Code's sandbox with no way out, keep every path ccbridge
+                    keeps (config layers, CC settings, state, cache, plugin and mod
+                    directories, sub-hook scripts) out of the agent's reach, and bubblewrap
+                    and socat work here (`bwrap --unshare-all true`); else `tripwire` (text
+                    judgement only), naming each missing piece and its fix
     Exits 1 when any check fails.
 
     \b

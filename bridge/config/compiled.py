@@ -83,6 +83,9 @@ class CompiledConfig(Record, frozen=True):
     # What a project or local layer tried to loosen and did not (the stricter value holds)
     warnings: tuple[str, ...] = ()
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
+    # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
+    # (bridge.wall); judged when compiled, so the cache is keyed by the CC settings files too.
+    protection: str = "tripwire"
 
     @property
     def self_protection(self) -> bool:
@@ -108,6 +111,7 @@ class CompiledConfig(Record, frozen=True):
             "self_protection_off_in": self.self_protection_off_in,
             "warnings": list(self.warnings),
             "error": self.error,
+            "protection": self.protection,
         }
 
     @classmethod
@@ -129,6 +133,7 @@ class CompiledConfig(Record, frozen=True):
             self_protection_off_in=data["self_protection_off_in"],
             warnings=tuple(data["warnings"]),
             error=data["error"],
+            protection=data["protection"],
         )
 
 

@@ -93,14 +93,16 @@ def run_claude(
     prompt: str = "Do the task.",
     timeout: float = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
+    home: Path | None = None,
 ) -> Result:
     """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
-    answering from `script`. `env` adds to CC's environment (hooks inherit it)."""
+    answering from `script`. `env` adds to CC's environment (hooks inherit it); `home` is CC's
+    home directory (default: a fresh temporary one)."""
     project_dir = project_dir.resolve()
     (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
     (project_dir / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="cc-home-") as home_dir, ModelStub(script) as stub:
-        home = Path(home_dir)
+        home = home or Path(home_dir)
         _trust_project(home, project_dir)
         cc_env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
