@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 
+from bridge import deadline
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:  # the engine is imported once stdin holds an event; `typing` 
     from collections.abc import Callable, Mapping
     from typing import IO, Any
 
-    from bridge.config.compiled import AuditConfig
+    from bridge.config.compiled import AuditConfig, CompiledConfig
     from bridge.engine import Report
     from bridge.wire.event import HookEvent
 
@@ -45,24 +46,58 @@ def run(
     raw: dict[str, Any] | None = None
     audit_settings: AuditConfig | None = None
     crash_log: str | None = None
-    try:
-        from bridge.wire.event import EventError, read_event
+    loaded: list[CompiledConfig] = []  # the config, once read: its audit settings hold
 
-        try:
-            event = read_event(stdin)
-        except EventError as problem:
-            error = str(problem)
-            result = answer.deny(f"ccbridge: {problem}")
-        else:
-            event_name, raw = event.name, dict(event.raw)
-            report = _judge(event, config, env)
-            result, audit_settings = report.answer, report.config.audit
-    except BaseException as problem:  # fail closed on our own bugs, never exit 1
-        error = f"{type(problem).__name__}: {problem}"
-        result = failure_answer(event_name, f"ccbridge internal error: {error}")
-        crash_log = _crash_log(problem, env, stderr)
-    _audit(report, event_name, started, error, result, raw, audit_settings, env, stderr, crash_log)
-    emit(result, stdout, stderr)
+    auditing: list[bool] = []
+
+    def hard_stop(why: str) -> None:
+        """The deadline's second stage: the answer first, then (when it was not the audit that
+        hung) the audit record, which the deadline bounds once more."""
+        late = failure_answer(event_name, f"ccbridge: {why}; the call is refused")
+        quietly(lambda: os.write(1, late.stdout))
+        quietly(lambda: os.write(2, f"{late.stderr}\n".encode()) if late.stderr else None)
+        deadline.answered(late.exit_code)
+        if not auditing:
+            auditing.append(True)
+            settings = loaded[0].audit if loaded else None
+            _audit(None, event_name, started, f"deadline: {why}", late, raw, settings, env, stderr)
+
+    timed = deadline.arm(started, deadline.DEFAULT_DEADLINE, hard_stop)
+    try:
+        try:  # the deadline may fire anywhere up to `judged()`, the handlers included
+            try:
+                from bridge.wire.event import EventError, read_event
+
+                try:
+                    event = read_event(stdin)
+                except EventError as problem:
+                    error = str(problem)
+                    result = answer.deny(f"ccbridge: {problem}")
+                else:
+                    event_name, raw = event.name, dict(event.raw)
+                    report = _judge(event, config, env, loaded)
+                    result, audit_settings = report.answer, report.config.audit
+                deadline.judged()
+            except deadline.Expired:
+                raise
+            except BaseException as problem:  # fail closed on our own bugs, never exit 1
+                error = f"{type(problem).__name__}: {problem}"
+                result = failure_answer(event_name, f"ccbridge internal error: {error}")
+                crash_log = _crash_log(problem, env, stderr)
+                audit_settings = loaded[0].audit if loaded else None
+                deadline.judged()
+        except deadline.Expired as expired:
+            error = f"deadline: {expired}"
+            result = failure_answer(event_name, f"ccbridge: {expired}; the call is refused")
+            audit_settings = loaded[0].audit if loaded else None
+        auditing.append(True)
+        _audit(
+            report, event_name, started, error, result, raw, audit_settings, env, stderr, crash_log
+        )
+        emit(result, stdout, stderr)
+    finally:
+        if timed:
+            deadline.disarm()
     return result.exit_code
 
 
@@ -83,13 +118,18 @@ def quietly(write: Callable[[], object]) -> None:
         pass
 
 
-def _judge(event: HookEvent, config: str | None, env: Mapping[str, str]) -> Report:
+def _judge(
+    event: HookEvent, config: str | None, env: Mapping[str, str], loaded: list[CompiledConfig]
+) -> Report:
     from bridge.config.cache import Cache, load
     from bridge.engine import Host, handle
-    from bridge.paths import find_config, project_dir
+    from bridge.paths import find_config, project_dir, wide_layers
 
     paths, _how = find_config(config, env, project_dir(env, event.cwd))
-    return handle(event, load(paths, Cache.of(env)), Host(env=env))
+    compiled = load(paths, Cache.of(env), wide_layers(paths, env, config))
+    loaded.append(compiled)
+    deadline.shorten(compiled.deadline)
+    return handle(event, compiled, Host(env=env))
 
 
 def _audit(

@@ -39,7 +39,7 @@ def explain(as_json: bool, config: str | None) -> None:
     from bridge.config.cache import Cache, load
     from bridge.engine import Host, handle
     from bridge.hookcall import failure_answer, hint_on_terminal
-    from bridge.paths import find_config, project_dir
+    from bridge.paths import find_config, project_dir, wide_layers
     from bridge.wire.event import EventError, read_event
 
     env = os.environ
@@ -51,7 +51,8 @@ def explain(as_json: bool, config: str | None) -> None:
     paths, how = find_config(config, env, project_dir(env, event.cwd))
     report, error = None, None
     try:
-        report = handle(event, load(paths, Cache.of(env)), Host(env=env))
+        compiled = load(paths, Cache.of(env), wide_layers(paths, env, config))
+        report = handle(event, compiled, Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

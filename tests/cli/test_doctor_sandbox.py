@@ -84,6 +84,8 @@ def test_missing_programs_are_named(sandbox: Sandbox) -> None:
 
 
 def test_no_sandbox_finding_without_self_protection_or_goals(sandbox: Sandbox) -> None:
-    installed(sandbox, "self_protection: false\n")
+    # the user layer's: a project layer cannot switch self-protection off
+    sandbox.write(sandbox.home / ".claude" / "ccbridge.yaml", "self_protection: false\n")
+    installed(sandbox, "{}\n")
     _, found = findings(sandbox)
     assert "sandbox" not in found

@@ -104,6 +104,7 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge",
     "bridge.main",
     "bridge.hookcall",
+    "bridge.deadline",  # the SIGALRM deadline (`_signal`, never `signal`)
     "bridge.paths",
     "bridge.engine",
     "bridge.wire",
