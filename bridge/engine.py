@@ -256,9 +256,9 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
     roots = protected_roots(host.env, project, list(config.files), config.audit.path)
     guard = self_protection_guard(*roots, env=host.env)
 
-    def named(execution: Execution) -> str | None:  # the `[self-protection]` prefix names it
+    def named(execution: Execution) -> Any:  # the `[self-protection]` prefix names it
         reason = guard(execution)
-        return None if reason is None else reason.removeprefix(f"{SELF_PROTECTION}: ")
+        return reason.removeprefix(f"{SELF_PROTECTION}: ") if isinstance(reason, str) else reason
 
     return [Named("self-protection", named)]
 

@@ -356,3 +356,24 @@ def test_only_a_writing_command_loads_what_reads_writers(
         assert "bridge.guards.protect.writes" in warm_run(
             config_file, event("Bash", {"command": command}), env
         )
+
+
+@pytest.mark.parametrize("hook", ["dangerous_shell.py", "protect_paths.py"])
+def test_a_plain_hook_without_options_starts_as_lean_as_ccbridge_run(
+    env: dict[str, str], hook: str
+) -> None:
+    """No argparse (nor the re, enum, gettext and locale it imports) when there is no option to
+    read; the hook still judges (it denies `rm -rf /` and a write to `.env`)."""
+    script = str(HOOKS / hook)
+    harmful = "rm -rf /" if hook == "dangerous_shell.py" else "echo x > .env"
+    done = subprocess.run(
+        [sys.executable, "-S", script],
+        input=event("Bash", {"command": harmful}),
+        capture_output=True,
+        env={**env, "PYTHONPATH": str(HOOKS.parent)},
+        check=False,
+    )
+    assert b'"permissionDecision":"deny"' in done.stdout.replace(b" ", b""), done
+    names = without_site([script], env, BASH)
+    assert "bridge.policies.hook" in names  # the event really was judged
+    assert matching(names, ("argparse", "gettext", "locale", *NEVER_ON_A_PLAIN_CALL)) == set()
