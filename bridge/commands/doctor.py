@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.commands.install import TOOL_EVENTS, is_registration
+from bridge.commands.install import INSTALL_HINT, TOOL_EVENTS, is_launcher, is_registration
 from bridge.config.build import Problem, problems_of
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
 
@@ -187,11 +187,60 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
     run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
     cwd = project if project.is_dir() else Path.cwd()
     for command in commands:
+        shown = command
+        if is_launcher(command):
+            # The launcher answers every event even without ccbridge (with the fix to run), so
+            # a probe alone would pass: what matters is whether PATH finds it here.
+            shown = "ccbridge run (found through PATH)"
+            found = shutil.which("ccbridge", path=env.get("PATH"))
+            if found is None:
+                yield Finding(
+                    "fail",
+                    "starts",
+                    f'`{shown}`: no ccbridge on this PATH, so Claude Code is told "{INSTALL_HINT}"'
+                    "; install it, or put its directory on PATH",
+                )
+                continue
+            shown += f", here {found}"
         problem = probe(command, run_env, cwd)
         if problem is None:
-            yield Finding("ok", "starts", f"`{command}` starts and answers")
+            yield Finding("ok", "starts", f"`{shown}` starts and answers")
         else:
-            yield Finding("fail", "starts", f"`{command}` {problem}")
+            yield Finding("fail", "starts", f"`{shown}` {problem}")
+
+
+def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
+    """A registration that is gone although ccbridge was installed there (the file reverted,
+    e.g. by `git checkout`), or a project config that no registration runs."""
+    from bridge.commands.install import InstallError, backup_file, load_backup, target
+
+    home = Path(env.get("HOME") or Path.home())
+    registered = registrations(files)
+    for scope in ("project", "local", "user"):
+        where = target(scope, home, project)
+        if where.settings in registered:
+            continue
+        try:
+            installed = load_backup(backup_file(env, where.settings)) is not None
+        except InstallError:
+            installed = True  # an unreadable record still says install ran here
+        again = f"run `ccbridge install --{scope}` again"
+        if installed:
+            yield Finding(
+                "warn" if registered else "fail",
+                "registration",
+                f"ccbridge was installed in {where.settings} but its registration is gone: the "
+                "file was reverted or rewritten since (e.g. `git checkout "
+                f"{where.settings.name}`), so Claude Code no longer runs ccbridge; {again}"
+                + (", then commit .claude/settings.json" if scope == "project" else ""),
+            )
+        elif not registered and scope != "user" and where.config.is_file():
+            yield Finding(
+                "fail",
+                "registration",
+                f"{where.config} has ccbridge's config but {where.settings} does not register "
+                f"ccbridge, so none of it runs; run `ccbridge install --{scope}`",
+            )
 
 
 def config_problems(
@@ -428,6 +477,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     findings = [
         *check_claude(env),
         *check_registration(files),
+        *check_kept(files, env, project),
         *check_starts(files, env, project),
         *check_config(paths, env, project),
     ]

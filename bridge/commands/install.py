@@ -24,7 +24,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -74,6 +74,36 @@ def registration_command(executable: str) -> str:
     return f"{shlex.quote(executable)} run"
 
 
+INSTALL_HINT = "ccbridge is not installed here: run `pipx install ccbridge`"
+LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
+# Where ccbridge is missing, each event gets the answer it needs: a refusal with the fix for the
+# events that can stop something, a message to the user for the rest (a block on Stop would keep
+# the agent going round). Never exit 1: with onFailure "block" that is a refusal with no reason.
+_REFUSING = {
+    "PreToolUse": {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": INSTALL_HINT,
+        }
+    },
+    "UserPromptSubmit": {"decision": "block", "reason": INSTALL_HINT},
+}
+
+
+def launcher_command(event: str) -> str:
+    """The registration for a file meant to be shared: `ccbridge` found through PATH on
+    whichever machine runs it, and where there is none an answer that names the fix."""
+    refusal = _REFUSING.get(event)
+    answer = json.dumps(refusal or {"systemMessage": INSTALL_HINT}, separators=(",", ":"))
+    said = f"printf '%s\\n' '{answer}'; printf '%s\\n' '{INSTALL_HINT}' >&2"
+    return f"{LAUNCHER_PREFIX}cat >/dev/null; {said}; exit {2 if refusal else 0}"
+
+
+def is_launcher(command: str) -> bool:
+    return command.startswith(LAUNCHER_PREFIX)
+
+
 def registration(command: str) -> dict[str, Any]:
     return {"type": "command", "command": command, "timeout": CC_TIMEOUT, "onFailure": "block"}
 
@@ -82,6 +112,8 @@ def is_registration(handler: Any) -> bool:
     """A handler that runs `ccbridge run` (whatever path or options it uses)."""
     if not isinstance(handler, Mapping) or not isinstance(handler.get("command"), str):
         return False
+    if is_launcher(handler["command"]):
+        return True
     try:
         words = shlex.split(handler["command"])
     except ValueError:
@@ -166,10 +198,17 @@ def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, 
     return handler
 
 
+Command = str | Callable[[str], str]  # the registration's command, or one per event
+
+
 def _split_hooks(
-    hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str, ...], notes: list[str]
+    hooks: Mapping[str, list[Any]], command: Command, wanted: tuple[str, ...], notes: list[str]
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """(the settings' new hooks block, the groups moved out of it, per event)."""
+
+    def ours_for(event: str) -> dict[str, Any]:
+        return registration(command if isinstance(command, str) else command(event))
+
     kept: dict[str, list[Any]] = {}
     moved: dict[str, list[Any]] = {}
     for event, groups in hooks.items():
@@ -192,14 +231,14 @@ def _split_hooks(
             if stay:
                 out.append({**group, "hooks": stay})
             if ours and event in wanted and not placed:
-                out.append({"hooks": [registration(command)]})
+                out.append({"hooks": [ours_for(event)]})
                 placed = True
         if event in wanted and not placed:
-            out.append({"hooks": [registration(command)]})
+            out.append({"hooks": [ours_for(event)]})
         if out:
             kept[event] = out
     for event in wanted:
-        kept.setdefault(event, [{"hooks": [registration(command)]}])
+        kept.setdefault(event, [{"hooks": [ours_for(event)]}])
     return kept, moved
 
 
@@ -244,7 +283,7 @@ def plan_install(
     where: Target,
     settings_before: bytes | None,
     config_before: bytes | None,
-    command: str,
+    command: Command,
     goals: bool,
 ) -> Plan:
     data = read_settings(where.settings, settings_before)
