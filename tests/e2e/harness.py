@@ -88,17 +88,20 @@ def _parse_output(stdout: str) -> dict[str, Any] | None:
 def run_claude(
     binary: Path,
     project_dir: Path,
-    settings: Mapping[str, Any],
+    settings: Mapping[str, Any] | None,
     script: Sequence[Turn],
     prompt: str = "Do the task.",
     timeout: float = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
 ) -> Result:
     """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
-    answering from `script`. `env` adds to CC's environment (hooks inherit it)."""
+    answering from `script`. `env` adds to CC's environment (hooks inherit it). With `settings`
+    None the project's own settings file is used as it is."""
     project_dir = project_dir.resolve()
     (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
-    (project_dir / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    if settings is not None:
+        text = json.dumps(settings)
+        (project_dir / ".claude" / "settings.json").write_text(text, encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="cc-home-") as home_dir, ModelStub(script) as stub:
         home = Path(home_dir)
         _trust_project(home, project_dir)
