@@ -177,9 +177,37 @@ def _load_yaml(path: Path, text: str) -> Any:
                 f"{path}: its YAML aliases (*name) expand it to over {MAX_EXPANDED_NODES} values "
                 '(a "billion laughs" document); write the values out, or alias less'
             )
+        _refuse_duplicate_keys(path, node)
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _refuse_duplicate_keys(path: Path, root: yaml.Node) -> None:
+    """PyYAML keeps the last of two equal keys and drops the first without a word (a second
+    `hooks:` appended to a file switches the first block's hooks off): refuse it, naming both."""
+    pending, seen = [root], set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, value in node.value:
+                pending.append(value)
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                line, earlier = key.start_mark.line + 1, first.get((key.tag, key.value))
+                first.setdefault((key.tag, key.value), line)
+                if earlier is not None:
+                    raise ConfigError(
+                        f"{path}:{line}: duplicate key `{key.value}` (first at line {earlier}): "
+                        "YAML would keep only this one and drop the first without a word; "
+                        "merge the two into one"
+                    )
 
 
 def _expanded_size(node: yaml.Node, seen: dict[int, int]) -> int:
