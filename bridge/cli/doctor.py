@@ -24,6 +24,8 @@ def doctor(as_json: bool) -> None:
       config        is every config layer valid, does every native policy load
       audit         can the audit log be written
       twice         is any hook configured twice (run by CC and by ccbridge)
+      events        are hooks configured for an event ccbridge is not registered for
+                    (Claude Code never sends it to ccbridge, so they never run)
       sandbox       with self-protection or goals on: is Claude Code's Bash sandbox on, with
                     no way out, and keeps ccbridge's files and CC's settings out of reach
                     (without it, self-protection raises the cost of tampering but is not a

@@ -392,6 +392,38 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
         yield Finding("ok", "twice", "no hook is configured twice")
 
 
+def never_sent(files: Sequence[Path], paths: Sequence[Path]) -> dict[str, list[str]]:
+    """Configured events Claude Code never sends to ccbridge: ccbridge runs their hooks only
+    when it is registered for the event, in some settings file (`ccbridge install` registers
+    every event its config has hooks for, once; a hook added later needs it run again).
+    Per event, where its hooks are configured. Empty when ccbridge is registered nowhere: the
+    registration check says that."""
+    from bridge.config.cache import load
+
+    registered = {event for per_event in registrations(files).values() for event in per_event}
+    if not registered or not paths:
+        return {}
+    compiled = load(list(paths), None, wide_layers(paths, os.environ, None))
+    return {
+        event: [spec.where for spec in specs]
+        for event, specs in sorted(compiled.hooks.items())
+        if specs and event not in registered
+    }
+
+
+def never_sent_message(event: str, where: Sequence[str]) -> str:
+    return (
+        f"{event} hooks ({', '.join(where)}) never run: ccbridge is not registered for {event}, "
+        "so Claude Code never sends it; run `ccbridge install` again (it registers every event "
+        "the config has hooks for)"
+    )
+
+
+def check_never_sent(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
+    for event, where in never_sent(files, paths).items():
+        yield Finding("fail", "events", never_sent_message(event, where))
+
+
 def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
     """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
     without them every goal command is refused with no_turn, or judged and never applied."""
@@ -485,6 +517,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
         findings += [
             *check_audit(paths, env),
             *check_twice(files, paths),
+            *check_never_sent(files, paths),
             *check_goals(files, paths),
             *check_sandbox(files, paths, env, project),
         ]
