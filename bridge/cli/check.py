@@ -58,8 +58,8 @@ def check(config: str | None) -> None:
         from bridge.commands.doctor import never_sent, never_sent_message
         from bridge.paths import settings_files
 
-        files = [Path(file) for file in settings_files(env, project)]
-        for event, where in never_sent(files, paths).items():
+        settings = [Path(file) for file in settings_files(env, project)]
+        for event, where in never_sent(settings, paths).items():
             say(f"{mark('warn')}  {never_sent_message(event, where)}")
     if failing:
         files = len({problem.file for problem in failing})

@@ -32,3 +32,13 @@ def test_a_hook_added_after_install_is_reported_until_install_runs_again(sandbox
     assert "never run" not in sandbox.run("check").stdout
     found = json.loads(sandbox.run("doctor", "--json").stdout)
     assert not [f for f in found if f["topic"] == "events"]
+
+
+def test_the_audit_summary_says_which_configured_events_are_never_sent(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.config, "hooks:\n" + PRE_TOOL_USE)
+    assert sandbox.run("install").returncode == 0
+    assert "never run" not in sandbox.run("audit", "--summary").stdout
+    sandbox.write(sandbox.config, "hooks:\n" + PRE_TOOL_USE + SESSION_START)
+    for mode in ("--summary", "--gaps"):
+        said = sandbox.run("audit", mode).stdout
+        assert "not in the log, as SessionStart hooks (" in said and "never run" in said, said
