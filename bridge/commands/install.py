@@ -242,6 +242,34 @@ def _split_hooks(
     return kept, moved
 
 
+def _handler_keys(groups: Any) -> set[tuple[str, str]]:
+    """(matcher, handler) of every handler in these groups, for telling a copy from a hook."""
+    keys = set()
+    for group in groups if isinstance(groups, list) else ():
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        for handler in handlers if isinstance(handlers, list) else ():
+            matcher = str(group.get("matcher") or "")
+            keys.add((matcher, json.dumps(handler, sort_keys=True, default=str)))
+    return keys
+
+
+def _new_only(groups: list[Any], present: Any) -> list[Any]:
+    """`groups` without the handlers `present` already holds under the same matcher (a hook
+    moved once, put back by a revert of the settings file and moved again, goes in once)."""
+    seen = _handler_keys(present)
+    out = []
+    for group in groups:
+        matcher = str(group.get("matcher") or "")
+        fresh = []
+        for handler in group["hooks"]:
+            key = (matcher, json.dumps(handler, sort_keys=True, default=str))
+            if key not in seen:  # a copy within `groups` is the user's own: kept
+                fresh.append(handler)
+        if fresh:
+            out.append({**group, "hooks": fresh})
+    return out
+
+
 def _config_with(
     path: Path,
     before: bytes | None,
@@ -273,8 +301,12 @@ def _config_with(
     hooks = data["hooks"]
     if not isinstance(hooks, dict):
         raise InstallError(f"{path}: `hooks` must be a mapping of event names")
-    for event, groups in moved.items():
-        hooks[event] = [*(hooks.get(event) or []), *groups]
+    fresh = {event: _new_only(groups, hooks.get(event)) for event, groups in moved.items()}
+    if not any(fresh.values()):
+        return before  # every moved hook is in it already
+    for event, groups in fresh.items():
+        if groups:
+            hooks[event] = [*(hooks.get(event) or []), *groups]
     notes.append(f"{path} was rewritten to add the moved hooks; its comments were not kept")
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
 
@@ -358,11 +390,12 @@ def without_registration(
             rest = [h for h in handlers if not is_registration(h)]
             if rest:
                 out.append({**group, "hooks": rest})
-        out += copy.deepcopy(list(restored.get(event, [])))
+        out += copy.deepcopy(_new_only(list(restored.get(event, [])), out))
         if out:
             hooks[event] = out
     for event, groups in restored.items():
-        hooks.setdefault(event, copy.deepcopy(list(groups)))
+        if event not in hooks and groups:
+            hooks[event] = copy.deepcopy(list(groups))
     after = {**data, "hooks": hooks} if hooks else {k: v for k, v in data.items() if k != "hooks"}
     return content if after == data else dump_settings(after, content)
 
@@ -448,10 +481,14 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
             True,
         )
     config_untouched = previous.config_installed == _sha(plan.config_before)
-    untouched = previous.settings_installed == _sha(plan.settings_before) and config_untouched
+    # A settings file put back as it was (`git checkout`) is the original again, not an edit.
+    settings_untouched = previous.settings_installed == _sha(plan.settings_before) or (
+        plan.settings_before == previous.settings_original
+    )
+    untouched = settings_untouched and config_untouched
     moved = {k: list(v) for k, v in previous.moved.items()}
     for event, groups in plan.moved.items():
-        moved[event] = [*moved.get(event, []), *groups]
+        moved[event] = [*moved.get(event, []), *_new_only(groups, moved.get(event))]
     return Backup(
         previous.settings,
         previous.config,
