@@ -36,6 +36,7 @@ Scope = Literal["user", "project", "local"]
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
 CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_HOOK_TIMEOUT)
+WIDE = 2**31 - 1  # YAML line width: a long command stays on one line, as it was written
 
 
 class InstallError(ValueError):
@@ -270,6 +271,33 @@ def _new_only(groups: list[Any], present: Any) -> list[Any]:
     return out
 
 
+STARTER_GUARDS = (
+    ("builtin:dangerous_shell", "rm -rf on what matters, mkfs, dd onto disks, fork bombs, ..."),
+    ("builtin:protect_paths", "writes to secrets (.env, keys) and to Claude Code's settings"),
+)
+
+
+def starter_config(settings: Path, moved: Mapping[str, list[Any]]) -> bytes:
+    """The config install writes where there is none: the ready-made guards on, one line each
+    (delete or comment out a line to switch that guard off), then any hooks moved here."""
+    import yaml
+
+    lines = [
+        "# ccbridge config, written by `ccbridge install`.",
+        "# The ready-made guards: delete (or comment out) a line to switch that guard off.",
+        "policies:",
+        "  guards:",
+        *(f"    - {name}  # {what}" for name, what in STARTER_GUARDS),
+    ]
+    if moved:
+        lines.append(f"# Hooks moved here from {settings}.")
+        dumped = yaml.safe_dump(
+            {"hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
+        )
+        lines.append(dumped.rstrip("\n"))
+    return ("\n".join(lines) + "\n").encode()
+
+
 def _config_with(
     path: Path,
     before: bytes | None,
@@ -279,10 +307,11 @@ def _config_with(
 ) -> bytes:
     import yaml
 
-    addition = yaml.safe_dump({"hooks": dict(moved)}, sort_keys=False, allow_unicode=True)
+    addition = yaml.safe_dump(
+        {"hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
+    )
     if before is None:
-        header = f"# ccbridge config. Hooks moved here from {settings} by `ccbridge install`.\n"
-        return (header + addition).encode()
+        return starter_config(settings, moved)
     try:
         data = yaml.safe_load(before.decode("utf-8")) or {}
     except (UnicodeDecodeError, yaml.YAMLError) as error:
@@ -294,7 +323,7 @@ def _config_with(
             data.pop("hooks")
             notes.append(f"{path} was rewritten; its comments were not kept")
             return yaml.safe_dump(
-                {**data, "hooks": dict(moved)}, sort_keys=False, allow_unicode=True
+                {**data, "hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
             ).encode()
         text = before.decode("utf-8")
         return (text + ("" if text.endswith("\n") or not text else "\n") + addition).encode()
@@ -308,7 +337,7 @@ def _config_with(
         if groups:
             hooks[event] = [*(hooks.get(event) or []), *groups]
     notes.append(f"{path} was rewritten to add the moved hooks; its comments were not kept")
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=WIDE).encode()
 
 
 def plan_install(
@@ -323,9 +352,15 @@ def plan_install(
     wanted = TOOL_EVENTS + (GOAL_EVENTS if goals else ())
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, [])
     config_after = config_before
-    if moved:
+    if moved or config_before is None:
         config_after = _config_with(where.config, config_before, moved, where.settings, notes)
         _check_config(where.config, config_after)
+    if config_before is None:
+        notes.append(
+            f"wrote {where.config} with the ready-made guards on: "
+            + " and ".join(f"{name} ({what})" for name, what in STARTER_GUARDS)
+            + "; delete a guard's line there to switch it off"
+        )
     wanted += tuple(sorted(_hook_events(config_after) - set(wanted)))
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
     after_data = {**data, "hooks": hooks}
