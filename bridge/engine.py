@@ -93,6 +93,7 @@ class Host(Record, frozen=True):
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     runner: Runner | None = None
+    every_guard: bool = False  # `explain`: consult the guards after a denial too (the answer stays)
 
     def run(
         self,
@@ -419,7 +420,7 @@ def _pre_tool_use(report: Report, host: Host) -> None:
         observers=_policies(policies.get("observers", ())),
     )
     execution = execution_of(report.event)
-    outcome = decide(execution, stations, _approval(config))
+    outcome = decide(execution, stations, _approval(config), every_guard=host.every_guard)
     report.steps = outcome.trace
     decision = _judge_goal_change(report, host, outcome.decision)
     if isinstance(decision, Deny):

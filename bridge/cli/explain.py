@@ -52,7 +52,7 @@ def explain(as_json: bool, config: str | None) -> None:
     report, error = None, None
     try:
         compiled = load(paths, Cache.of(env), wide_layers(paths, env, config))
-        report = handle(event, compiled, Host(env=env))
+        report = handle(event, compiled, Host(env=env, every_guard=True))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

@@ -117,7 +117,8 @@ def _subhook_lines(item: Mapping[str, Any]) -> list[str]:
         f"        {ran}, {item['duration_ms']} ms",
     ]
     if item["reason"]:
-        lines.append(f"        said: {item['reason']}")
+        said = str(item["reason"]).replace("\n", "\n" + " " * 14)
+        lines.append(f"        said: {said}")
     lines.append(f"        ccbridge: {item['action']}")
     return lines
 
@@ -145,7 +146,9 @@ def render(data: Mapping[str, Any]) -> list[str]:
     if data["steps"]:
         lines += ["", _heading("guards and listeners")]
         for step in data["steps"]:
+            # a reason of several lines stays under its column, not at the left margin
             detail = f"  {step['detail']}" if step["detail"] else ""
+            detail = detail.replace("\n", "\n" + " " * 50)
             lines.append(
                 f"  {step['station']:<12} {step['name']:<28} {_word(step['outcome'])}{detail}"
             )

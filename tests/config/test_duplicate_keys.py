@@ -18,8 +18,10 @@ from tests.support.sandbox import Sandbox, encode, pre_tool_use
 KEYS = st.sampled_from(["hooks", "audit", "keep", "matcher", "name", "a", "b"])
 TREE: st.SearchStrategy[Any] = st.recursive(
     st.integers(0, 9) | st.text("xyz", max_size=3),
-    lambda inner: st.lists(inner, min_size=1, max_size=3)
-    | st.dictionaries(KEYS, inner, min_size=1, max_size=3),
+    lambda inner: (
+        st.lists(inner, min_size=1, max_size=3)
+        | st.dictionaries(KEYS, inner, min_size=1, max_size=3)
+    ),
     max_leaves=12,
 )
 
