@@ -184,7 +184,21 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
             for handler in items
         }
     )
-    run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
+    with tempfile.TemporaryDirectory(prefix="ccbridge-doctor-") as scratch:
+        # The probe's audit record and cache entry go to a scratch state and cache, not the
+        # real audit log: a doctor run is not a hook call anybody made.
+        run_env = {
+            **env,
+            "CLAUDE_PROJECT_DIR": str(project),
+            "CCBRIDGE_STATE_DIR": os.path.join(scratch, "state"),
+            "CCBRIDGE_CACHE_DIR": os.path.join(scratch, "cache"),
+        }
+        yield from _probe_each(commands, env, run_env, project)
+
+
+def _probe_each(
+    commands: Sequence[str], env: Mapping[str, str], run_env: Mapping[str, str], project: Path
+) -> Iterator[Finding]:
     cwd = project if project.is_dir() else Path.cwd()
     for command in commands:
         shown = command

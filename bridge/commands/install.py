@@ -573,16 +573,24 @@ def plan_uninstall(
     )
 
 
-def write_file(path: Path, content: bytes | None) -> None:
-    """Atomically replace (or, for None, remove) a file, keeping its permissions."""
+def write_file(path: Path, content: bytes | None, mode: int | None = None) -> None:
+    """Atomically replace (or, for None, remove) a file, keeping its permissions; with `mode`,
+    with that mode from the start (nothing readable by others even for a moment)."""
     if content is None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.ccbridge-{os.getpid()}.tmp")
-    temporary.write_bytes(content)
-    with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
+    if mode is not None:
+        temporary.unlink(missing_ok=True)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+        os.chmod(temporary, mode)  # whatever the umask
+    else:
+        temporary.write_bytes(content)
+        with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
     os.replace(temporary, path)
 
 
@@ -591,7 +599,8 @@ def write_backup(path: Path, backup: Backup | None) -> None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_file(path, json.dumps(backup.to_json(), indent=2).encode())
+    # the originals of both files: private, as every file in the state directory
+    write_file(path, json.dumps(backup.to_json(), indent=2).encode(), mode=0o600)
 
 
 def apply(plan: Plan) -> None:

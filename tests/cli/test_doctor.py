@@ -117,3 +117,11 @@ def test_goals_without_their_events_registered(sandbox: Sandbox) -> None:
     [(level, message)] = found["goals"]
     assert level == "fail" and "UserPromptSubmit, Stop" in message
     assert "run `ccbridge install`" in message
+
+
+def test_doctor_writes_nothing_to_the_audit_log(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    assert sandbox.run("install", "--local").returncode == 0  # the absolute path: it runs
+    _code, found = findings(sandbox)
+    assert found["starts"][0][0] == "ok", found["starts"]  # the probe did run ccbridge
+    assert not (sandbox.state / "audit.jsonl").exists()
