@@ -35,6 +35,22 @@ def _subhook(record: SubhookRecord) -> dict[str, Any]:
     return {**blank, "matcher": hook.matcher, "if": hook.if_rule, **record.to_json()}
 
 
+def _subhooks(records: Sequence[SubhookRecord]) -> list[dict[str, Any]]:
+    """Each sub-hook; a copy of a handler that ran says which one stood for it."""
+    items = []
+    for record in records:
+        item = _subhook(record)
+        twin = None
+        if not record.matched:
+            twin = next(
+                (r for r in records if r.matched and r.hook.identity == record.hook.identity),
+                None,
+            )
+        item["same_as"] = f"{twin.hook.name} ({twin.hook.where})" if twin else None
+        items.append(item)
+    return items
+
+
 def answer_json(answer: Answer) -> dict[str, Any]:
     return {
         "stdout": answer.stdout.decode(),
@@ -66,7 +82,7 @@ def trace(
             "chosen_by": chosen_by,
             "error": report.config.error if report is not None else None,
         },
-        "subhooks": [_subhook(record) for record in report.subhooks] if report else [],
+        "subhooks": _subhooks(report.subhooks) if report else [],
         "steps": [
             {
                 "station": step.station,
@@ -104,8 +120,14 @@ def _heading(text: str) -> str:
 
 def _subhook_lines(item: Mapping[str, Any]) -> list[str]:
     where = click.style(item["where"], dim=True)
+    if not item["matched"] and item.get("same_as"):
+        return [
+            f"  {click.style('skip', dim=True)}  {item['name']}  same handler as "
+            f"{item['same_as']}, which runs once for both",
+            f"        {where}",
+        ]
     if not item["matched"]:
-        why = f"matcher {item['matcher']!r}" if item["matcher"] else "duplicate or `if` rule"
+        why = f"matcher {item['matcher']!r}" if item["matcher"] else "its `if` rule"
         return [
             f"  {click.style('skip', dim=True)}  {item['name']}  not matched ({why})",
             f"        {where}",

@@ -6,6 +6,7 @@ Errors name the file, the line and the place in the document, and say what was e
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -361,7 +362,20 @@ def hook_name(handler: Handler) -> str:
     if handler.name:
         return handler.name
     text = " ".join([handler.command or "", *(handler.args or [])]).strip()
-    return text if len(text) <= 60 else "…" + text[-59:]  # the end names the script
+    if len(text) <= 60:
+        return text
+    # Long: its words with directories dropped (`/opt/venv/bin/python /srv/hooks/check.py` is
+    # `python check.py`), cut at a word, so the program and what it runs lead the name.
+    import shlex
+
+    try:
+        words = shlex.split(text)
+    except ValueError:  # unbalanced quotes: CC's shell will say so; name it by its words
+        words = text.split()
+    short = " ".join(os.path.basename(word) if "/" in word[1:] else word for word in words)
+    if len(short) <= 60:
+        return short
+    return short[: short.rfind(" ", 0, 58) if " " in short[:58] else 58].rstrip() + " …"
 
 
 def _specs(
