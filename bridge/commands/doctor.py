@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.commands.install import INSTALL_HINT, TOOL_EVENTS, is_launcher, is_registration
+from bridge.commands.install import INSTALL_HINT, is_launcher, is_registration
 from bridge.config.build import Problem, problems_of
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
+from bridge.wire.event import SUBHOOK_EVENTS
 
 Level = Literal["ok", "info", "warn", "fail"]
 ON_FAILURE_SINCE = (2, 1, 295)
@@ -367,7 +368,7 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
             command = str(handler.get("command"))
             if is_registration(handler):
                 per_event.setdefault(event, set()).add(command)
-            elif event in TOOL_EVENTS and handler.get("type") == "command":
+            elif event in SUBHOOK_EVENTS and handler.get("type") == "command":
                 direct.setdefault((event, command), path)
     twice = False
     for event, commands in sorted(per_event.items()):
