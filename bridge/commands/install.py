@@ -363,6 +363,20 @@ def plan_install(
         )
     wanted += tuple(sorted(_hook_events(config_after) - set(wanted)))
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
+    best_effort = [
+        f"{event} `{handler.get('command')}`"
+        for event, groups in moved.items()
+        for group in groups
+        for handler in group["hooks"]
+        if handler.get("onFailure") is None
+    ]
+    if best_effort:
+        notes.append(
+            "moved hooks that ran best-effort in Claude Code (a crash, a timeout or a missing "
+            "command let the call go on) now fail closed behind ccbridge (the call is refused): "
+            + ", ".join(best_effort)
+            + f"; for a hook that only advises, add `onFailure: ignore` to it in {where.config}"
+        )
     after_data = {**data, "hooks": hooks}
     settings_after = (
         settings_before

@@ -64,3 +64,17 @@ def test_a_long_moved_command_stays_on_one_line(sandbox: Sandbox) -> None:
 
 def _project(sandbox: Sandbox) -> dict[str, str]:
     return {"CLAUDE_PROJECT_DIR": str(sandbox.project)}
+
+
+def test_a_moved_best_effort_hook_gets_a_note_pointing_at_on_failure_ignore(
+    sandbox: Sandbox,
+) -> None:
+    loose = {"type": "command", "command": "./advice.sh"}
+    strict = {"type": "command", "command": "./gate.sh", "onFailure": "block"}
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [loose, strict]}]}
+    sandbox.write_json(sandbox.settings, {"hooks": hooks})
+    done = sandbox.run("install")
+    assert done.returncode == 0, done.stderr
+    note = next(line for line in done.stdout.splitlines() if "best-effort" in line)
+    assert "PreToolUse `./advice.sh`" in note and "./gate.sh" not in note
+    assert f"add `onFailure: ignore` to it in {sandbox.config}" in note
