@@ -183,7 +183,45 @@ def dump_settings(data: Mapping[str, Any], like: bytes | None = None) -> bytes:
         if found:
             indent = found.group(1)
     dumped = json.dumps(data, indent=indent, ensure_ascii=False)
+    if indent is not None:
+        dumped = _dump(data, indent if isinstance(indent, str) else " " * indent, _inline(text))
     return (dumped + ("" if text and not text.endswith("\n") else "\n")).encode()
+
+
+_ONE_LINE_ARRAY = re.compile(r'"((?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*(\[[^\[\]\{\}\n]*\])')
+
+
+def _inline(text: str) -> dict[tuple[str, str], str]:
+    """The arrays of flat values `text` writes on one line, by key and value, as written."""
+    found = {}
+    for match in _ONE_LINE_ARRAY.finditer(text):
+        try:
+            value = json.loads(match.group(2))
+        except ValueError:
+            continue
+        found[(match.group(1), json.dumps(value, sort_keys=True))] = match.group(2)
+    return found
+
+
+def _dump(value: Any, indent: str, inline: Mapping[tuple[str, str], str], depth: int = 0) -> str:
+    """json.dumps with `indent`, but an array that was on one line (same key, same values)
+    stays on one line, as it was written."""
+    pad, inner = indent * depth, indent * (depth + 1)
+    if isinstance(value, dict) and value:
+        items = []
+        for key, item in value.items():
+            kept = (
+                inline.get((key, json.dumps(item, sort_keys=True)))
+                if isinstance(item, list)
+                else None
+            )
+            shown = kept if kept is not None else _dump(item, indent, inline, depth + 1)
+            items.append(f"{inner}{json.dumps(key, ensure_ascii=False)}: {shown}")
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list) and value:
+        items = [f"{inner}{_dump(item, indent, inline, depth + 1)}" for item in value]
+        return "[\n" + ",\n".join(items) + f"\n{pad}]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
