@@ -40,7 +40,7 @@ JSON = st.recursive(
 
 @given(st.dictionaries(st.text(max_size=4), JSON, min_size=1, max_size=4))
 def test_the_settings_layout_is_json_dumps_where_nothing_was_on_one_line(data: Any) -> None:
-    like = json.dumps(data, indent=2) + "\n"
+    like = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
     assert installing.dump_settings(data, like.encode()) == like.encode()
 
 
