@@ -278,6 +278,7 @@ DELIBERATE = {
         "in temporary space": re.compile(r"\bcd\s+/tmp\b|\bfind\s+\$TMPDIR/\w"),
         "Windows programs are not read": re.compile(r"(?i)\.exe\b|\bC:\\"),
         "`command -v`/`-V` looks a command up": re.compile(r"\bcommand\s+-\w*[vV]"),
+        "bash expands no `~` that a variable holds": re.compile(r"\w=(['\"])[^'\"]*~[^'\"]*\1"),
         "names are case-sensitive": re.compile(r"\b(?:XARGS|GIT|RM|FIND)\b"),
         "git: a dry run, one path, a merged branch or a lease": re.compile(
             r"\bgit\s+(?:clean\s+-\w*n|checkout\s+--\s+-\w|branch\s+-d\b|push\b.*"

@@ -82,6 +82,29 @@ def settings_files(env: Mapping[str, str], project: PathLike) -> list[str]:
     ]
 
 
+MANAGED_DIR = "/etc/claude-code"
+
+
+def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
+    """Claude Code's settings files in the order CC merges them, least specific first: user
+    (in $CLAUDE_CONFIG_DIR when set), project, project-local, then managed settings and their
+    drop-ins (which win). What the protection level is judged from (bridge.wall)."""
+    files = settings_files(env, project)
+    if env.get("CLAUDE_CONFIG_DIR"):
+        user = env["CLAUDE_CONFIG_DIR"]
+        files[0:2] = [
+            _clean(join(user, "settings.json")),
+            _clean(join(user, "settings.local.json")),
+        ]
+    files.append(join(MANAGED_DIR, "managed-settings.json"))
+    try:
+        dropins = sorted(os.listdir(join(MANAGED_DIR, "managed-settings.d")))
+    except OSError:
+        dropins = []
+    drop = join(MANAGED_DIR, "managed-settings.d")
+    return files + [join(drop, name) for name in dropins if name.endswith(".json")]
+
+
 # Any project's settings and config, wherever the agent finds one (`~` is expanded by the guard).
 CC_SETTINGS_PATTERNS = ("~/.claude/settings*.json", "**/.claude/settings*.json")
 CONFIG_PATTERNS = ("~/.claude/ccbridge*.yaml", "**/.claude/ccbridge*.yaml")

@@ -488,7 +488,10 @@ def _layered(validated: Sequence[tuple[Source, BridgeConfig, LineIndex]], wide: 
         if "self_protection" not in config.model_fields_set:
             continue
         if config.self_protection:
-            protected, off_in = True, None
+            # A project or local layer does not undo the user's own switch-off: the user chose
+            # the boundary there (Claude Code's sandbox, say), and `true` is already the default.
+            if not narrow:
+                protected, off_in = True, None
         elif not narrow:
             protected, off_in = False, str(source.path)
         elif protected:

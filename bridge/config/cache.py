@@ -27,6 +27,7 @@ from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping, Sequence
+    from typing import Any
 
     from bridge.config.compiled import Path
 
@@ -50,29 +51,76 @@ class Cache(Record, frozen=True, slots=True):
         return cls(cache_dir(env), os.path.join(state_dir(env), KEY_NAME))
 
 
-def cache_key(sources: list[Source], wide: int = 1) -> str:
-    identity = jsonio.dumps([FORMAT, __version__, wide, [source.identity for source in sources]])
+class Surroundings(Record, frozen=True, slots=True):
+    """What the protection level depends on besides the config files: the environment (home,
+    state, cache, config variables) and the project."""
+
+    env: Mapping[str, str]
+    project: str
+
+    def identity(self) -> list[Any]:
+        """The CC settings files' identity (stat only: path, size, mtime, ctime, inode; a
+        ctime cannot be set back) and the places the level is judged for."""
+        from bridge import paths
+
+        stats: list[Any] = []
+        for path in paths.settings_layers(self.env, self.project):
+            try:
+                st = os.stat(path)
+                stats.append([path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
+            except (OSError, ValueError):  # missing; or a NUL in a path made of the event
+                stats.append([path])
+        env = self.env
+        places = [paths._home(env), paths.state_dir(env), paths.cache_dir(env)]
+        names = (paths.CONFIG_ENV, "CLAUDE_CONFIG_DIR")
+        return [stats, self.project, places, [env.get(name) for name in names]]
+
+
+def cache_key(sources: list[Source], around: Surroundings | None = None, wide: int = 1) -> str:
+    extra = around.identity() if around is not None else None
+    identity = jsonio.dumps(
+        [FORMAT, __version__, wide, [source.identity for source in sources], extra]
+    )
     return sha256_hex(identity)
 
 
-def _cache_file(directory: Path, key: bytes, sources: list[Source]) -> Path:
+def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledConfig:
+    """The compiled config with its protection level (off the hot path: a cache miss)."""
+    if around is None:
+        return compiled
+    from bridge.wall import judge
+
+    level, _missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
+    return replace(compiled, protection=level)  # what is missing: explain and doctor judge again
+
+
+def _cache_file(
+    directory: Path, key: bytes, sources: list[Source], around: Surroundings | None = None
+) -> Path:
     # One entry per set of paths and sealing key, overwritten when the files change: the cache
     # cannot grow with every edit, and two state directories sharing one cache do not collide.
-    names = sha256_hex(key + "\0".join(str(s.path) for s in sources).encode())[:32]
+    named = "\0".join(str(s.path) for s in sources) + ("\0" + around.project if around else "")
+    names = sha256_hex(key + named.encode())[:32]
     return os.path.join(directory, f"config-{names}.sealed")
 
 
-def load(paths: Sequence[Path], cache: Cache | None, wide: int = 1) -> CompiledConfig:
-    """The compiled config for these files, from the cache when it matches and is sealed. The
-    first `wide` files may loosen what ccbridge's defaults say (bridge.paths.wide_layers)."""
-    if not paths:
+def load(
+    paths: Sequence[Path],
+    cache: Cache | None,
+    around: Surroundings | None = None,
+    wide: int = 1,
+) -> CompiledConfig:
+    """The compiled config for these files, from the cache when it matches and is sealed;
+    with `around`, with the protection level judged for those surroundings. The first `wide`
+    files may loosen what ccbridge's defaults say (bridge.paths.wide_layers)."""
+    if not paths and around is None:
         return CompiledConfig()
     from bridge.paths import NotRegular, read_regular
 
     sources = read_sources(paths)
-    key = cache_key(sources, wide)
+    key = cache_key(sources, around, wide)
     secret, tampered = _secret(cache.key_file) if cache is not None else (None, None)
-    entry = _cache_file(cache.directory, secret, sources) if cache and secret else None
+    entry = _cache_file(cache.directory, secret, sources, around) if cache and secret else None
     forged = False
     if entry is not None and secret is not None:
         try:
@@ -86,9 +134,12 @@ def load(paths: Sequence[Path], cache: Cache | None, wide: int = 1) -> CompiledC
             forged = True
         except (OSError, ValueError, KeyError, TypeError):
             pass  # missing, or sealed by an older ccbridge: rebuild below
-    from bridge.config.build import compile_sources
+    if sources:
+        from bridge.config.build import compile_sources
 
-    compiled = compile_sources(sources, key, wide)
+        compiled = _judged(compile_sources(sources, key, wide), around)
+    else:
+        compiled = _judged(CompiledConfig(), around)
     if entry is not None and secret is not None:
         payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
         _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 
-from bridge.deadline import DEFAULT_DEADLINE
 from bridge.pipeline.record import Record, field
 from bridge.wire.digest import sha256_hex
 
@@ -21,6 +20,11 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
 FORMAT = 3
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
+# Seconds from a call's start to its answer (bridge.hookcall): below the `timeout: 60` that
+# `ccbridge install` registers, with room for the hard stop's grace, the audit record and the
+# interpreter's start.
+DEFAULT_DEADLINE = 54.0
+MAX_DEADLINE = 55.0
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
 MAX_CONFIG_BYTES = 256 << 10
@@ -79,6 +83,9 @@ class CompiledConfig(Record, frozen=True):
     # What a project or local layer tried to loosen and did not (the stricter value holds)
     warnings: tuple[str, ...] = ()
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
+    # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
+    # (bridge.wall); judged when compiled, so the cache is keyed by the CC settings files too.
+    protection: str = "tripwire"
 
     @property
     def self_protection(self) -> bool:
@@ -104,6 +111,7 @@ class CompiledConfig(Record, frozen=True):
             "self_protection_off_in": self.self_protection_off_in,
             "warnings": list(self.warnings),
             "error": self.error,
+            "protection": self.protection,
         }
 
     @classmethod
@@ -125,6 +133,7 @@ class CompiledConfig(Record, frozen=True):
             self_protection_off_in=data["self_protection_off_in"],
             warnings=tuple(data["warnings"]),
             error=data["error"],
+            protection=data["protection"],
         )
 
 

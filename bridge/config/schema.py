@@ -6,8 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bridge.config.compiled import AuditConfig, CompiledConfig, GoalConfig
-from bridge.deadline import MAX_DEADLINE
+from bridge.config.compiled import MAX_DEADLINE, AuditConfig, CompiledConfig, GoalConfig
 
 MAX_HOOK_TIMEOUT = 50.0  # seconds: stays under the 60 s CC timeout `ccbridge install` registers
 _COMPILED = CompiledConfig()  # the defaults of a config without that key, kept in one place

@@ -397,16 +397,24 @@ class GoalStore:
 
     @classmethod
     def open_readonly(cls, path: Path, *, timeout: float = 30.0) -> GoalStore | None:
-        """A reader that can never write; None when no goal was ever stored there."""
+        """A reader that can never write; None when no goal was ever stored there.
+
+        Where the directory is read-only (a command in Claude Code's sandbox, which keeps the
+        state directory from the agent) SQLite cannot make the WAL index a reader needs, so the
+        file is read as immutable instead: what the last writer committed, which every hook
+        process checkpoints when it closes the store."""
         if not path.exists():
             return None
+        uri = path.resolve().as_uri()
         try:
-            db = sqlite3.connect(
-                f"{path.resolve().as_uri()}?mode=ro",
-                uri=True,
-                timeout=timeout,
-                isolation_level=None,
-            )
+            db = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=timeout, isolation_level=None)
+            try:
+                db.execute("PRAGMA user_version").fetchone()
+            except sqlite3.OperationalError:
+                db.close()
+                db = sqlite3.connect(
+                    f"{uri}?mode=ro&immutable=1", uri=True, timeout=timeout, isolation_level=None
+                )
         except sqlite3.Error as error:
             raise _storage_error(error) from None
         return cls(db)

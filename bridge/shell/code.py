@@ -86,19 +86,21 @@ def code_objection(
     if found := _FETCH_AND_RUN.search(code):
         return "runs code it fetches from the network without anyone reading it first"
     unsure = None
+    questions = unknown is not str  # a caller that tells questions apart: look for a harm on
     for command in _shell_commands(code):
         if reason := shell(command):
             if type(reason) is not str:  # a question (the judge's `Unknown`): look further
                 unsure = unsure or reason
                 continue
             return reason
-    if unsure is not None:
-        return unsure
     if found := _COMPUTED_CALL.search(code):
-        return unknown(
+        reason = unknown(
             f"cannot tell what this runs: {found['call']}({found['arg'].strip()}) runs a "
             "command only known when the code runs"
         )
+        if not questions:
+            return reason
+        unsure = unsure or reason
     for found in _TREE_DELETE.finditer(code):
         call, arg = found["call"], found["arg"].strip()
         if call.endswith((".rm", "rmdirSync")) and not _recursive_rm(code, found.end()):
@@ -106,13 +108,16 @@ def code_objection(
         closed = arg + ")" * (arg.count("(") - arg.count(")"))  # the match stops at a `)`
         literal = _LITERAL.fullmatch(arg) or _LITERAL.fullmatch(_HOME.sub("'$HOME'", closed))
         if literal is None:
-            return unknown(
+            reason = unknown(
                 f"cannot tell what this deletes: {call}({arg}) removes a whole tree "
                 "whose path is only known when the code runs"
             )
-        if what := target(literal["text"]):
+            if not questions:
+                return reason
+            unsure = unsure or reason
+        elif what := target(literal["text"]):
             return f"{call} recursively deletes {what}"
-    return None
+    return unsure
 
 
 def _shell_commands(code: str) -> Iterator[str]:

@@ -136,6 +136,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "caffeinate": ("-t -w", 0),
     **dict.fromkeys(_PLAIN_WRAPPERS, ("", 0)),
 }
+_ASSIGNING = frozenset({"env", "sudo", "doas"})  # `sudo VAR=value cmd` sets VAR for cmd
 _APPENDERS = frozenset({"xargs", "parallel"})  # wrappers that add arguments read at run time
 _RUN_WITH_SHELL = frozenset({"flock", "script"})  # `flock FILE -c CODE`, `script -c CODE`
 # Wrappers that run the command after a subcommand and its operands (a container, a pod):
@@ -250,6 +251,7 @@ def bash_script(tool_input: Mapping[str, object]) -> Script | str:
 
 def parse(command: str) -> Script | Unparseable:
     """The command line as a `Script`, or why it cannot be read safely."""
+    _expanded[0] = 0
     try:
         return _parse(command, 0)
     except _CannotParse as error:
@@ -434,6 +436,8 @@ class _Lexer:
             if c in "<>" and self.i == start:  # process substitution <(...) / >(...)
                 self.i += 1
                 _add(pieces, c + self._expansion(subs), _EXPANDED)
+            elif c == "(" and pieces and pieces[-1][1] == _PLAIN and pieces[-1][0][-1:] in _EXTGLOB:
+                _add(pieces, self._extglob(), _PLAIN)  # `.@(claude)`, `!(*.py)`: a pattern
             elif c in _META:
                 break
             elif c == "\\":
@@ -468,6 +472,20 @@ class _Lexer:
                 self.i = end
         text = "".join(piece for piece, _ in pieces)
         return _Word(text, s[start : self.i], tuple(subs), quoted, tuple(pieces))
+
+    def _extglob(self) -> str:
+        """The parenthesised part of an extended glob, as written (bash reads it as part of
+        the word when extglob is on; off, the line is a syntax error, so reading it so is safe)."""
+        s, depth, j = self.s, 0, self.i
+        while j < len(s):
+            depth += (s[j] == "(") - (s[j] == ")")
+            j += 1 + (s[j] == "\\")
+            if depth == 0:
+                break
+        if depth:
+            raise _CannotParse("unterminated extended glob")
+        text, self.i = s[self.i : j], j
+        return text
 
     def _ansi_c(self) -> str:
         s, j = self.s, self.i + 2
@@ -698,6 +716,8 @@ def _redirect(op: str, fd: str, target: _Word, body: str | None) -> Redirect:
 
 _MAX_FIELDS = 1024
 _MAX_BRACES = 128
+_MAX_LINE_FIELDS = 2048
+_expanded = [0]  # words brace expansion made in the line being parsed (parse resets it)
 
 
 def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
@@ -716,10 +736,15 @@ def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
         atoms += [(part, kind) for part in parts if part]
     if sum(atom == ("{", _PLAIN) for atom in atoms) > _MAX_BRACES:
         raise _CannotParse(f"more than {_MAX_BRACES} braces in one word")
-    return [_field(expanded, assignment) for expanded in _braces(atoms)]
+    expanded = _braces(atoms)
+    _expanded[0] += len(expanded)
+    if _expanded[0] > _MAX_LINE_FIELDS:  # each word is judged: bound the line's work too
+        raise _CannotParse(f"brace expansion makes more than {_MAX_LINE_FIELDS} words in one line")
+    return [_field(pieces, assignment) for pieces in expanded]
 
 
-_SPECIAL = frozenset("~*?[{=")  # what makes a plain word need more than its text
+_SPECIAL = frozenset("~*?[{=(")  # what makes a plain word need more than its text
+_EXTGLOB = frozenset("?*+@!")  # before `(`: an extended glob
 _SEQUENCE = Lazy(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
 
 
@@ -829,7 +854,7 @@ def _tilde(text: str, ends: bool) -> tuple[str, bool]:
 
 def _is_glob(text: str, following: list[_Piece]) -> bool:
     """Whether unquoted `text` makes its word a pattern: `*`, `?`, or `[` with a `]` later."""
-    if "*" in text or "?" in text:
+    if "*" in text or "?" in text or "(" in text:  # (an extended glob: `@(x)`, `+(x)`)
         return True
     bracket = text.find("[")
     return bracket >= 0 and "]" in (text + "".join(t for t, _ in following))[bracket + 2 :]
@@ -867,7 +892,7 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
         i = skip_options(argv, 1, frozenset(with_value.split()))
         if name == "command" and any("v" in a.lower() for a in argv[1:i] if a[:2] != "--"):
             return argv  # `command -v x` looks x up, it does not run it
-        while name == "env" and i < len(argv) and _is_assignment(argv[i]):
+        while name in _ASSIGNING and i < len(argv) and _is_assignment(argv[i]):
             i += 1
         argv = argv[i + positionals :]
     return argv

@@ -126,7 +126,7 @@ def test_layers_add_hooks_and_override_defaults(tmp_path: Path) -> None:
     env = {"HOME": str(home)}
     paths, how = find_config(None, env, project)
     assert how == "layers" and len(paths) == 3
-    config = load(paths, None, wide_layers(paths, env, None))
+    config = load(paths, None, wide=wide_layers(paths, env, None))
     assert config.error is None
     assert [(s.command, s.timeout) for s in config.hooks["PreToolUse"]] == [
         ("user.sh", 5.0),

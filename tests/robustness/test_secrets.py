@@ -384,11 +384,11 @@ def test_everything_detect_secrets_names_in_a_sample_is_masked_in_the_audit(
     hook = sandbox.hooks / "echo.py"
     hook.write_text(ECHO_HOOK.format(python=sys.executable), encoding="utf-8")
     hook.chmod(0o755)
-    config = sandbox.config(matching([{"type": "command", "command": f"{hook} deny"}]))
+    config = sandbox.write_config(matching([{"type": "command", "command": f"{hook} deny"}]))
     for text in ORACLE_SAMPLE:
         findings = oracle_findings(text)
         assert findings or text not in NAMED_SAMPLE, text  # the oracle does see these
-        outcome = sandbox.run(config, encode(pre_tool_use(text)))
+        outcome = sandbox.call(config, encode(pre_tool_use(text)))
         assert outcome.decision == "deny" and text.splitlines()[0] in outcome.reason
         written = sandbox.audit_path.read_text(encoding="utf-8").splitlines()[-1]
         for kind, value in findings:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from bridge.deadline import DEFAULT_DEADLINE, GRACE
+from bridge.config.compiled import DEFAULT_DEADLINE
+from bridge.hookcall import GRACE
 from bridge.shell.syntax import MAX_COMMAND_CHARS
-
-from .support import Outcome, Sandbox, encode, matching, pre_tool_use
+from tests.support.sandbox import Outcome, Sandbox, encode, matching, pre_tool_use
 
 MARGIN = 2.0  # seconds: process start and the audit write, under load
 SHORT = 2.0  # the deadline the tests that must reach it configure
@@ -23,7 +23,7 @@ SHORT = 2.0  # the deadline the tests that must reach it configure
 
 def timed(sandbox: Sandbox, config: Path | None, data: bytes, **env: str) -> tuple[Outcome, float]:
     start = time.monotonic()
-    outcome = sandbox.cli(config, data, env=env, timeout=DEFAULT_DEADLINE + GRACE + 10)
+    outcome = sandbox.call_executable(config, data, env=env, timeout=DEFAULT_DEADLINE + GRACE + 10)
     return outcome, time.monotonic() - start
 
 
@@ -102,7 +102,7 @@ def test_a_sub_hook_that_hangs_past_the_deadline_is_killed_and_the_call_denied(
 
 
 def test_a_held_audit_lock_delays_the_answer_by_at_most_a_second(sandbox: Sandbox) -> None:
-    sandbox.cli(None, encode(pre_tool_use()))  # makes the state directory and the lock file
+    sandbox.call_executable(None, encode(pre_tool_use()))  # makes the state dir and the lock
     before = len(sandbox.audit())
     with open(sandbox.state / "audit.jsonl.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -115,7 +115,7 @@ def test_a_held_audit_lock_delays_the_answer_by_at_most_a_second(sandbox: Sandbo
 @pytest.mark.parametrize("where", ["config", "cache.key"])
 def test_a_fifo_in_place_of_a_file_is_refused_not_waited_for(sandbox: Sandbox, where: str) -> None:
     project = sandbox.root / "project"
-    (project / ".claude").mkdir(parents=True)
+    (project / ".claude").mkdir(parents=True, exist_ok=True)
     env = {"CLAUDE_PROJECT_DIR": str(project)}
     if where == "config":
         fifo = project / ".claude" / "ccbridge.local.yaml"
@@ -127,7 +127,7 @@ def test_a_fifo_in_place_of_a_file_is_refused_not_waited_for(sandbox: Sandbox, w
     assert took < 1 + MARGIN, took
     denied_and_audited(sandbox, outcome, str(fifo), "not a regular file")
     if where == "cache.key":  # replaced: the next call is judged again
-        again = sandbox.cli(None, encode(pre_tool_use(cwd=str(project))), env=env)
+        again = sandbox.call_executable(None, encode(pre_tool_use(cwd=str(project))), env=env)
         assert again.decision == "none", again
 
 
@@ -169,5 +169,5 @@ def test_a_command_at_the_reader_cap_is_still_judged(sandbox: Sandbox) -> None:
 
 def test_a_cwd_that_is_gone_is_denied_without_any_sub_hook(sandbox: Sandbox) -> None:
     for tool in ("Bash", "Write"):
-        outcome = sandbox.cli(None, encode(pre_tool_use(tool=tool, cwd="/no/such/dir")))
+        outcome = sandbox.call_executable(None, encode(pre_tool_use(tool=tool, cwd="/no/such/dir")))
         denied_and_audited(sandbox, outcome, "/no/such/dir", "does not exist")

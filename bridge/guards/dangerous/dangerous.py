@@ -159,22 +159,30 @@ def _describe(what: str, verb: str, harm: str) -> str:
 _TEMPORARY = Lazy(r"\$(?:TMPDIR|\{TMPDIR(?::?[-=?](?:/tmp|/var/tmp)?)?\})/+([^$`]+)")
 
 
-_A_HOME = Lazy(r"/(?:home|Users)/[^/]+")
 _REQUIRED = Lazy(r"\$\{(HOME|PWD|CLAUDE_PROJECT_DIR):\?[^}]*\}")
 
 
 def _target(judge: Judge, word: str, place: Place, dynamic: bool) -> str | None:
     """`target`, with a named path in the temporary directory let through."""
-    if dynamic and "${" in word:  # `${HOME:?}`: the value, or no command at all
+    if dynamic and "${" in word and ":?" in word:  # `${HOME:?}`: the value, or no command at all
         word = _REQUIRED.sub(r"${\1}", word)
-    if dynamic and judge.temporary and (found := _TEMPORARY.fullmatch(word)):
+    temporary = dynamic and judge.temporary and "TMPDIR" in word  # the pattern only if it may
+    if temporary and (found := _TEMPORARY.fullmatch(word)):
         names = found[1].split("/")
         if ".." not in names and any(n not in ("", ".") for n in names):
             return None
     what = target(word, place, dynamic)
-    if what is None and not dynamic and (found := _A_HOME.fullmatch(posixpath.normpath(word))):
-        return f"{found[0]}, a user's home directory"
+    if what is None and not dynamic and _a_home(path := posixpath.normpath(word)):
+        return f"{path}, a user's home directory"
     return what
+
+
+def _a_home(path: str) -> bool:
+    """`/home/NAME` or `/Users/NAME` (plain string code: no pattern on an everyday call)."""
+    for parent in ("/home/", "/Users/"):
+        if path.startswith(parent) and "/" not in path[len(parent) :] and len(path) > len(parent):
+            return True
+    return False
 
 
 class Judge:
@@ -595,7 +603,6 @@ _COMMAND_VARIABLES = frozenset(
     | {"VISUAL", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "PROMPT_COMMAND"}
 )
 _SOURCED_VARIABLES = frozenset({"BASH_ENV", "ENV"})  # a file the shell reads first
-_ASSIGNED = Lazy(r"(?s)([A-Za-z_][A-Za-z0-9_]*)=(.*)")
 
 
 def _code_variables(
@@ -608,10 +615,9 @@ def _code_variables(
         words = command.argv[1:]
     reasons = []
     for word in words:
-        found = _ASSIGNED.fullmatch(word)
-        if found is None:
+        name, equals, value = word.partition("=")  # plain string code: no pattern compiled
+        if not equals:
             continue
-        name, value = found[1], found[2]
         if name in _COMMAND_VARIABLES:
             reasons.append(judge.shell_text(value, place))
         elif name in _SOURCED_VARIABLES and (text := judge.written.get(posixpath.normpath(value))):

@@ -207,6 +207,8 @@ def test_what_only_the_run_tells_is_asked_saying_what(command: str, why: str) ->
         'python3 -c "$CODE"; git push --force',
         "xargs rm -rf / < list",
         'x=$(cat f); rm -rf "$x" /etc',
+        "python3 -c \"import shutil; shutil.rmtree(p); shutil.rmtree('/usr')\"",
+        "python3 -c 'import os; os.system(cmd); os.system(\"rm -rf ~\")'",
     ],
 )
 def test_a_question_never_hides_a_certain_denial(command: str) -> None:

@@ -348,7 +348,7 @@ def test_a_patch_that_is_not_utf8_is_still_read(tmp_path: Path, named: str) -> N
     ("command", "denied_"),
     [
         ("git checkout -- d/e/f", True),
-        ("git checkout d/e/f", False),  # a branch of that name, as far as text can tell
+        ("git checkout d/e/f", True),  # no branch of that name: git restores the path
         ("git restore d/e/f", True),
         ("git rm d/e/f", True),
         ("git rm -n d/e/f", False),
@@ -357,7 +357,8 @@ def test_a_patch_that_is_not_utf8_is_still_read(tmp_path: Path, named: str) -> N
         ("git clean -fd", True),  # all of `.`
         ("git clean -n", False),
         ("git clean -f /tmp", False),
-        ("git reset -- d/e/f", True),
+        ("git reset -- d/e/f", False),  # the index entry only (git-reset(1)): no file changes
+        ("git reset --hard", False),  # the whole tree, but /p is no work tree
         ("git -C /p checkout -- d/e/f", True),
         ("git stash", False),
         ("git status", False),
