@@ -85,7 +85,7 @@ def test_b_with_ccbridge_installed_elsewhere_runs_it(
     elsewhere = tmp_path / "b" / "tools" / "bin"
     elsewhere.mkdir(parents=True)
     (elsewhere / "ccbridge").symlink_to(ccbridge_executable())
-    marker = tmp_path / "b" / "ran-b1"
+    marker = tmp_path / "b" / "project" / "ran-b1"  # in the project: the sandbox lets it write
     result = user_b(claude, tmp_path, origin, f"{elsewhere}:{BARE_PATH}", str(marker))
     assert marker.exists(), f"{result.requests.tool_results()} {result.stderr[-500:]}"
     audit = (tmp_path / "b" / "state" / "audit.jsonl").read_text().splitlines()
@@ -95,7 +95,7 @@ def test_b_with_ccbridge_installed_elsewhere_runs_it(
 
 
 def test_b_without_ccbridge_is_told_the_fix(claude: Path, tmp_path: Path, origin: Path) -> None:
-    marker = tmp_path / "b" / "ran-b2"
+    marker = tmp_path / "b" / "project" / "ran-b2"
     result = user_b(claude, tmp_path, origin, BARE_PATH, str(marker))
     assert not marker.exists()
     results = result.requests.tool_results()
