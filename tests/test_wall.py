@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -156,3 +157,53 @@ def test_settings_layers_merge_as_cc_merges_them(tmp_path: Path) -> None:
     assert merged.enabled is False and merged.deny_write == ["/h/a", "/p/b"]
     assert merged.edit_denied == ["/q"] and merged.read_denied == ["/k"]
     assert merged.files == [str(user), str(local)]
+
+
+def test_the_shells_spelling_of_the_project_variable_is_kept() -> None:
+    # CC's documented form: the shell expands it, so the script is the project's file
+    hooks = {"PreToolUse": (spec('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'),)}
+    assert wall.hook_scripts(hooks, ENV, "/p") == ["/p/.claude/hooks/check.sh"]
+    assert list(wall.hook_gaps(hooks, ENV, "/p")) == []
+
+
+def judged_with(tmp_path: Path, command: str, args: tuple[str, ...] | None = None) -> list[str]:
+    """What the wall misses for a project walled by install's settings with this one hook."""
+    env = {**ENV, "HOME": str(tmp_path / "h")}
+    project = tmp_path / "p"
+    (project / "hooks").mkdir(parents=True, exist_ok=True)
+    (project / "check.py").write_text("print()\n")
+    hooks = {"PreToolUse": (spec(command, args),)}
+    after, _ = wall.put_up({}, wall.protected(env, str(project), hooks), env)
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps(after))
+    level, missing = wall.judge(env, str(project), hooks)
+    missing = [gap for gap in missing if "not installed" not in gap]
+    assert (level == wall.WALL) is (missing == [] and not wall.missing_programs())
+    return missing
+
+
+def test_a_hook_script_named_from_the_project_is_walled(tmp_path: Path) -> None:
+    assert judged_with(tmp_path, "${CLAUDE_PROJECT_DIR}/hooks/check.sh --strict") == []
+    assert judged_with(tmp_path, '"$CLAUDE_PROJECT_DIR"/hooks/check.sh') == []
+    assert judged_with(tmp_path, "python3", (str(tmp_path / "p" / "check.py"),)) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        # a sub-hook runs in the call's cwd: after `cd src`, these name src/hooks/check.sh ...
+        ("./hooks/check.sh", None),
+        ("hooks/check.sh --strict", None),
+        ("python3 check.py", None),
+        ("python3", ("check.py",)),
+        ("python3", ("hooks/guard.py",)),
+        # a path only the hook's shell knows
+        ("$HOOKS/check.sh", None),
+        ("python3 ${HOME}/hooks/x.py", None),
+    ],
+)
+def test_a_hook_script_the_agent_can_swap_is_no_wall(
+    tmp_path: Path, command: str, args: tuple[str, ...] | None
+) -> None:
+    missing = judged_with(tmp_path, command, args)
+    assert len(missing) == 1 and "${CLAUDE_PROJECT_DIR}" in missing[0], missing
