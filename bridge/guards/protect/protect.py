@@ -91,6 +91,8 @@ PATH_TOOLS = {
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
 }
+# Tools that write several files, named in a list (a Codex patch: bridge.wire.hosts.codex).
+PATHS_TOOLS = {"apply_patch": "file_paths"}
 # Commands that write, move, delete or re-permission the files they name.
 WRITERS = frozenset(
     {
@@ -358,7 +360,7 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
     protection = _Protection(paths, label)
 
     def guard(execution: Execution) -> str | Ask | None:
-        if execution.tool_name in PATH_TOOLS:
+        if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
             script = bash_script(execution.input)
@@ -424,7 +426,7 @@ def self_protection_guard(
     context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
 
     def guard(execution: Execution) -> str | None:
-        if execution.tool_name in PATH_TOOLS:
+        if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(writes, execution)
         if execution.tool_name != "Bash":
             return None
@@ -447,8 +449,24 @@ class _Strict(Record, frozen=True, slots=True):
 
 
 def _path_tool(protection: _Protection, execution: Execution) -> str | None:
+    if execution.tool_name in PATHS_TOOLS:
+        key = PATHS_TOOLS[execution.tool_name]
+        paths = execution.input.get(key)
+        if not isinstance(paths, list | tuple) or not paths:
+            return (
+                f"{protection.label}: cannot tell which files the {execution.tool_name} call "
+                f"writes (no {key})"
+            )
+        for path in paths:
+            reason = _one_path(protection, execution, key, path)
+            if reason is not None:
+                return reason
+        return None
     key = PATH_TOOLS[execution.tool_name]
-    path = execution.input.get(key)
+    return _one_path(protection, execution, key, execution.input.get(key))
+
+
+def _one_path(protection: _Protection, execution: Execution, key: str, path: object) -> str | None:
     if not isinstance(path, str) or not path:
         return f"{protection.label}: the {execution.tool_name} call has no {key} to check"
     spec = protection.match(path, execution.cwd)
