@@ -70,7 +70,6 @@ from bridge.shell.syntax import (
     bash_script,
     expand_home,
     interpreter,
-    pairs,
     parse,
     program,
     skip_options,
@@ -913,8 +912,8 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
             _FORBIDDEN_SUBCOMMANDS
         ):
             return True
-    if any(a == "-m" and b.split(".")[0] in ("bridge", "runpy") for a, b in pairs(argv)):
-        return True  # python -m bridge ...
+    if any(_module(argv, i).split(".")[0] in ("bridge", "runpy") for i in range(1, len(argv))):
+        return True  # python -m bridge ..., -mbridge, -Im bridge
     source = program(argv, command.redirects)
     if source is not None and source.kind == "file":
         path = posixpath.normpath(source.text)
@@ -928,6 +927,23 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
         ("bridge" in text or "runpy" in text) and _CCBRIDGE_TEXT.search(text)
         for text in (*command.words, *_code_texts(command))
     )
+
+
+# Python's options that take no value: they may stand before `m` in one word (`-Imbridge`).
+_PYTHON_FLAGS = frozenset("bBdEhiIOPqsSuvVxR")
+
+
+def _module(argv: tuple[str, ...], i: int) -> str:
+    """The module a Python option word at `i` runs (`-m M`, `-mM`, `-Im M`), else ''."""
+    word = argv[i]
+    if not word.startswith("-") or word.startswith("--"):
+        return ""
+    for k, letter in enumerate(word[1:], 1):
+        if letter == "m":
+            return word[k + 1 :] or (argv[i + 1] if i + 1 < len(argv) else "")
+        if letter not in _PYTHON_FLAGS:
+            return ""
+    return ""
 
 
 def _subcommand(argv: tuple[str, ...], start: int) -> str:
