@@ -153,6 +153,24 @@ def hook_gaps(
             )
 
 
+def code_gaps(project: str, code: Sequence[str] | None = None) -> Iterator[str]:
+    """ccbridge's own code (its package, the interpreter's prefix: a venv's site-packages and
+    `.pth` files run at every start) inside the project, where sandboxed commands may write:
+    the agent could change what judges it. Not walled, as that would keep a checkout of
+    ccbridge from being worked on; named, so that the level says so."""
+    if code is None:
+        import bridge
+
+        code = (os.path.dirname(os.path.abspath(bridge.__file__)), sys.prefix)
+    for path in code:
+        cleaned = paths._clean(os.path.abspath(path))
+        if _under(cleaned, [paths._clean(project)]):
+            yield (
+                f"ccbridge's own code at {cleaned} is inside the project, where sandboxed "
+                "commands may write (install ccbridge outside it)"
+            )
+
+
 settings_layers = paths.settings_layers
 
 
@@ -319,7 +337,7 @@ def judge(
     """(`wall` or `tripwire`, what is missing for the wall)."""
     keep = protected(env, project, hooks, audit_path)
     settings = in_force(settings_layers(env, project), paths._home(env), project)
-    missing = [*gaps(settings, keep), *hook_gaps(hooks, env, project)]
+    missing = [*gaps(settings, keep), *hook_gaps(hooks, env, project), *code_gaps(project)]
     return (TRIPWIRE if missing else WALL), missing
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from bridge import wall
 from bridge.subhooks.spec import HookSpec
+from tests.support import REPO
 
 ENV = {"HOME": "/h", "CCBRIDGE_STATE_DIR": "/s", "CCBRIDGE_CACHE_DIR": "/c"}
 
@@ -207,3 +208,30 @@ def test_a_hook_script_the_agent_can_swap_is_no_wall(
 ) -> None:
     missing = judged_with(tmp_path, command, args)
     assert len(missing) == 1 and "${CLAUDE_PROJECT_DIR}" in missing[0], missing
+
+
+def test_ccbridge_s_own_code_inside_the_project_is_no_wall(tmp_path: Path) -> None:
+    # A venv (or a checkout installed with -e) in the project: a sandboxed command may rewrite
+    # the package or drop a `.pth` file, and the next hook call runs it outside the sandbox.
+    project = tmp_path / "p"
+    inside = [str(project / ".venv"), str(project / "src" / "bridge")]
+    assert len(list(wall.code_gaps(str(project), inside))) == 2
+    assert list(wall.code_gaps(str(project), ["/opt/venv", str(tmp_path / "p2")])) == []
+    assert any("own code" in gap for gap in wall.judge(ENV, str(REPO))[1])
+    assert not any("own code" in gap for gap in wall.judge(ENV, str(project))[1])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the wall keeps a hook script's file, not the directory beside it: Python puts a "
+    "script's directory first on sys.path, so hooks/json.py written there shadows `import "
+    "json` in the hook (likewise `source ./lib.sh`, `require('./x')`); keeping the directory "
+    "would need telling the script apart from the other words of a hook command",
+)
+def test_the_modules_beside_a_hook_script_are_kept_or_named(tmp_path: Path) -> None:
+    env = {**ENV, "HOME": str(tmp_path / "h")}
+    project = str(tmp_path / "p")
+    hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py"),)}
+    keep = wall.protected(env, project, hooks)
+    named = [gap for gap in wall.hook_gaps(hooks, env, project) if "beside" in gap]
+    assert f"{project}/hooks" in keep.write or named
