@@ -401,6 +401,15 @@ def _pre_tool_use(report: Report, host: Host) -> None:
     if config.error is not None:
         report.answer = answer.deny(f"ccbridge config error: {config.error}")
         return
+    cwd = report.event.cwd
+    if cwd and not os.path.isdir(cwd):
+        # No sub-hook could start there, and every relative path of the call would be judged
+        # against a place that is not: the call is not judged, so it is denied.
+        report.answer = answer.deny(
+            f"ccbridge: the call's working directory {cwd!r} does not exist (or is no "
+            "directory), so the call cannot be judged"
+        )
+        return
     subhooks = _Subhooks(report, host, "PreToolUse")
     policies = config.policies
     stations = Stations(

@@ -56,6 +56,8 @@ def build(
     if report is not None:
         record["config_digest"] = report.config.digest
         record["config_files"] = list(report.config.files)
+        if report.config.warnings:  # loosenings a project or local layer tried: refused
+            record["config_warnings"] = list(report.config.warnings)
         record["subhooks"] = [item.to_json() for item in report.subhooks if item.matched]
         record["steps"] = [
             {"station": s.station, "name": s.name, "outcome": s.outcome, "detail": s.detail}

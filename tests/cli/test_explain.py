@@ -84,7 +84,9 @@ def test_a_guard_that_asks_is_shown_in_explain_in_the_answer_and_in_the_audit(
     """`rm -rf "$target"`: the guard cannot know the target, so CC's prompt asks the user; with
     `approval: none` the same question is a deny."""
     guards = "policies: {guards: [builtin:dangerous_shell]}\nself_protection: false\n"
-    sandbox.write(sandbox.config, guards)
+    # Self-protection may be switched off only in the user layer (layers only tighten).
+    user_layer = sandbox.home / ".claude" / "ccbridge.yaml"
+    sandbox.write(user_layer, guards)
     stdin = event_json(command='rm -rf "$target"')
     why = "cannot tell what this deletes: $target is only known when the command runs"
     done = sandbox.run("explain", "--json", stdin=stdin)
@@ -102,7 +104,7 @@ def test_a_guard_that_asks_is_shown_in_explain_in_the_answer_and_in_the_audit(
     assert why in specific["permissionDecisionReason"]
     record = json.loads((sandbox.state / "audit.jsonl").read_text().splitlines()[-1])
     assert any(s["outcome"] == "ask" and why in s["detail"] for s in record["steps"])
-    sandbox.write(sandbox.config, guards + "defaults: {approval: none}\n")
+    sandbox.write(user_layer, guards + "defaults: {approval: none}\n")
     strict = sandbox.run("run", stdin=stdin)
     specific = json.loads(strict.stdout)["hookSpecificOutput"]
     assert (strict.returncode, specific["permissionDecision"]) == (2, "deny")

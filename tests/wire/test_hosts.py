@@ -215,7 +215,8 @@ def test_rm_rf_root_is_denied_from_every_host_with_the_guards_on(host: str, tmp_
     """Measured before the adapters: Cursor's and Gemini's `rm -rf /` got no decision, Grok's
     every call a deny for its envelope."""
     outer, key = SHELL_KEYS[host]
-    raw = json.loads(json.dumps(ENVELOPES[host]))
+    # The envelope's working directory must exist: a call whose cwd is gone is denied for that.
+    raw = json.loads(json.dumps(ENVELOPES[host]).replace('"/w"', json.dumps(str(tmp_path))))
     raw[outer][key] = "rm -rf /"
     done = run(encode(raw), tmp_path)
     assert done.returncode == 2, done.stdout
