@@ -631,10 +631,11 @@ class _Parser:
         return Script(tuple(self.pipelines), tuple(self.functions))
 
     def _word(self, word: _Word, previous: _Token | None) -> None:
-        words = [w.text for w in self.words]
         if word.quoted or word.text not in ("{", "}", "case", "esac", *_KEYWORDS):
-            self.words.append(word)
-        elif word.text == "{" and len(words) == 2 and words[0] == "function":
+            self.words.append(word)  # the common case, without copying the words (linear)
+            return
+        words = [w.text for w in self.words]
+        if word.text == "{" and len(words) == 2 and words[0] == "function":
             self.functions.append(words[1])
             self.words.clear()
             self._open(previous)
