@@ -193,6 +193,9 @@ class Pipeline(Record, frozen=True, slots=True):
 class Script(Record, frozen=True, slots=True):
     pipelines: tuple[Pipeline, ...]
     functions: tuple[str, ...] = ()  # names defined with `f() {...}` or `function f {...}`
+    # A nested script's own text (`sh -c` strings, substitutions): the variables it sets itself
+    # are put in from it (bridge.shell.variables). "" for the top-level script.
+    source: str = ""
 
     def walk(self) -> Iterator[Script]:
         """This script and every script nested in its commands, depth first."""
@@ -325,7 +328,8 @@ def _add(pieces: list[_Piece], text: str, kind: int) -> None:
 
 def _parse(source: str, depth: int) -> Script:
     lexer = _Lexer(source, 0, depth)
-    return _Parser(lexer.tokens(closer=False), depth).script()
+    script = _Parser(lexer.tokens(closer=False), depth).script()
+    return script if depth == 0 else Script(script.pipelines, script.functions, source)
 
 
 def _starts_command(tokens: list[_Token]) -> bool:
