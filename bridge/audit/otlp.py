@@ -46,7 +46,9 @@ def _value(value: Any) -> dict[str, Any]:
 
 
 def attributes(pairs: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{"key": key, "value": _value(value)} for key, value in pairs.items() if value is not None]
+    return [
+        {"key": key, "value": _value(value)} for key, value in pairs.items() if value is not None
+    ]
 
 
 def resource_attributes(env: Mapping[str, str]) -> dict[str, Any]:

@@ -37,13 +37,13 @@ def build(
         "session": raw.get("session_id") if isinstance(raw.get("session_id"), str) else None,
         "tool_use_id": raw.get("tool_use_id") if isinstance(raw.get("tool_use_id"), str) else None,
         "tool": raw.get("tool_name") if isinstance(raw.get("tool_name"), str) else None,
-        # CC's telemetry keys a prompt by prompt.id; kept only where an event carries it.
-        "prompt_id": raw.get("prompt_id") if isinstance(raw.get("prompt_id"), str) else None,
         "agent_id": raw.get("agent_id") if isinstance(raw.get("agent_id"), str) else None,
         "version": __version__,
         "final": final,
         "duration_ms": round((time.monotonic() - started) * 1000, 1),
     }
+    if isinstance(raw.get("prompt_id"), str):  # CC's telemetry keys a prompt by prompt.id
+        record["prompt_id"] = raw["prompt_id"]
     if isinstance(raw.get("tool_input"), dict):
         record["input_digest"] = input_digest(raw["tool_input"])
     if error is not None:

@@ -132,7 +132,9 @@ def audit(
     if as_summary and as_gaps:
         raise click.UsageError("choose one of --summary and --gaps")
     if fmt == "otlp-json" and (as_summary or as_gaps or as_json):
-        raise click.UsageError("--format otlp-json exports records: not with --summary, --gaps, --json")
+        raise click.UsageError(
+            "--format otlp-json exports records: not with --summary, --gaps, --json"
+        )
     as_json = as_json or fmt == "json"
     env = os.environ
     now = datetime.now(UTC)

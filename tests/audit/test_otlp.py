@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import json
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf import json_format
