@@ -6,14 +6,17 @@ import os
 
 import click
 
-from bridge.cli.install import scope_options, show, target_of
+from bridge.cli.install import managed_options, run_managed, scope_options, show, target_of
 from bridge.cli.output import say
 from bridge.commands import install as installing
 
 
 @click.command()
 @scope_options("the moved hooks come back from")
-def uninstall(scope: installing.Scope, dry_run: bool) -> None:
+@managed_options
+def uninstall(
+    scope: installing.Scope, dry_run: bool, managed: bool = False, managed_dir: str | None = None
+) -> None:
     """Take ccbridge out of a Claude Code settings file.
 
     When neither file was edited since `ccbridge install`, the settings file and ccbridge's
@@ -25,7 +28,10 @@ def uninstall(scope: installing.Scope, dry_run: bool) -> None:
     Example:
       ccbridge uninstall --project --dry-run
       ccbridge uninstall --project
+      sudo ccbridge uninstall --managed
     """
+    if managed:
+        return run_managed(False, managed_dir, dry_run)
     env = os.environ
     where = target_of(scope, env)
     backup_path = installing.backup_file(env, where.settings)
