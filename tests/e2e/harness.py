@@ -93,9 +93,11 @@ def run_claude(
     prompt: str = "Do the task.",
     timeout: float = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
+    args: Sequence[str] = (),
 ) -> Result:
     """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
-    answering from `script`. `env` adds to CC's environment (hooks inherit it)."""
+    answering from `script`. `env` adds to CC's environment (hooks inherit it), `args` to its
+    command line."""
     project_dir = project_dir.resolve()
     (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
     (project_dir / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
@@ -115,7 +117,7 @@ def run_claude(
             **(env or {}),
         }
         completed = subprocess.run(
-            [str(binary), "-p", prompt, "--output-format", "json"],
+            [str(binary), "-p", prompt, "--output-format", "json", *args],
             cwd=project_dir,
             env=cc_env,
             stdin=subprocess.DEVNULL,

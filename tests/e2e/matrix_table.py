@@ -75,7 +75,12 @@ def render(measurements: list[Measurement], versions: list[str]) -> str:
 
 def write_table(results_dir: Path = RESULTS_DIR, table_path: Path = TABLE_PATH) -> Path:
     table_path.parent.mkdir(parents=True, exist_ok=True)
-    table_path.write_text(render(load(results_dir), pinned_versions()), encoding="utf-8")
+    # Sections after the generated table (each a `## ` heading, pinned by its own test) stay.
+    old = table_path.read_text(encoding="utf-8") if table_path.is_file() else ""
+    kept = old[old.index("\n## ") :] if "\n## " in old else ""
+    table_path.write_text(
+        render(load(results_dir), pinned_versions()).rstrip("\n") + "\n" + kept, encoding="utf-8"
+    )
     return table_path
 
 
