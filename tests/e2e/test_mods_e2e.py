@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -109,7 +110,29 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
         ):
             result = run_claude(claude, project, settings, script, env=env, args=args)
     results = result.requests.tool_results()
+    log = tmp_path / "state" / "audit.jsonl"
+    exported = (
+        subprocess.run(
+            [ccbridge_executable(), "audit", "--format", "otlp-json", "--file", str(log)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, **env},
+        ).stdout
+        if log.is_file()
+        else ""
+    )
     return {
+        "tool_use_id": results[0].tool_use_id if results else None,
+        "otlp_tool_use_ids": {
+            pair["value"]["stringValue"]
+            for line in exported.splitlines()
+            for logs in json.loads(line)["resourceLogs"]
+            for scope in logs["scopeLogs"]
+            for row in scope["logRecords"]
+            for pair in row["attributes"]
+            if pair["key"] == "tool_use_id"
+        },
         "ran": (project / MARKER).exists(),
         "content": results[0].content if results else None,
         "audit": (tmp_path / "state" / "audit.jsonl").is_file(),
@@ -127,6 +150,8 @@ def test_which_deny_holds(
     ran, reason = EXPECTED[(registration, mod)]
     assert seen["audit"], seen  # ccbridge ran (and recorded its deny) in every row
     assert seen["ran"] is ran, seen
+    # the OTLP export keys the call as CC does: the tool_use_id CC sent the model's call
+    assert seen["otlp_tool_use_ids"] == {seen["tool_use_id"]}, seen
     if reason is not None:
         assert reason in str(seen["content"]), seen
 
