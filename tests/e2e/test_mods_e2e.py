@@ -97,17 +97,27 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
         result = run_claude(claude, project, settings, script, env=env, args=args)
     else:
         token = f"{os.getpid()}-{tmp_path.name}"
+        # the very drop-in `ccbridge install --managed` writes, its command behind the gate
+        staged = tmp_path / "staged"
+        subprocess.run(
+            [ccbridge_executable(), "install", "--managed", "--managed-dir", str(staged)],
+            check=True,
+            capture_output=True,
+        )
+        drop_in = json.loads((staged / "ccbridge.json").read_text())
         gate = tmp_path / "gate.sh"
         gate.write_text(
             f'#!/bin/sh\n[ "$CCBRIDGE_E2E_MANAGED" = "{token}" ] || {{ cat >/dev/null; exit 0; }}\n'
-            f"exec {entry['command']}\n"
+            f'exec {ccbridge_executable()} "$@"\n'
         )
         gate.chmod(0o755)
         env["CCBRIDGE_E2E_MANAGED"] = token
-        managed_entry = {**entry, "command": str(gate)}
-        with system_drop_in(
-            f"zz-ccbridge-e2e-{token}.json", {"hooks": hooks_block("PreToolUse", managed_entry)}
-        ):
+        for groups in drop_in["hooks"].values():
+            for group in groups:
+                for handler in group["hooks"]:
+                    assert handler["args"] == ["run"]  # exec form: CC must pass the args
+                    handler["command"] = str(gate)
+        with system_drop_in(f"zz-ccbridge-e2e-{token}.json", drop_in):
             result = run_claude(claude, project, settings, script, env=env, args=args)
     results = result.requests.tool_results()
     log = tmp_path / "state" / "audit.jsonl"
@@ -143,9 +153,7 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
 @pytest.mark.e2e
 @pytest.mark.parametrize("mod", [None, "deny", "allow", "throw"])
 @pytest.mark.parametrize("registration", ["project", "managed"])
-def test_which_deny_holds(
-    claude: Path, tmp_path: Path, registration: str, mod: str | None
-) -> None:
+def test_which_deny_holds(claude: Path, tmp_path: Path, registration: str, mod: str | None) -> None:
     seen = measure(claude, tmp_path, registration, mod)
     ran, reason = EXPECTED[(registration, mod)]
     assert seen["audit"], seen  # ccbridge ran (and recorded its deny) in every row
