@@ -39,11 +39,16 @@ def build(
         "tool": raw.get("tool_name") if isinstance(raw.get("tool_name"), str) else None,
         "agent_id": raw.get("agent_id") if isinstance(raw.get("agent_id"), str) else None,
         "version": __version__,
+        # `wall`: CC's sandbox keeps the agent from ccbridge's files; `tripwire`: text judgement
+        # only. Without a loaded config (an unreadable event, a crash) the lesser is claimed.
+        "protection": report.config.protection if report is not None else "tripwire",
         "final": final,
         "duration_ms": round((time.monotonic() - started) * 1000, 1),
     }
     if isinstance(raw.get("prompt_id"), str):  # CC's telemetry keys a prompt by prompt.id
         record["prompt_id"] = raw["prompt_id"]
+    if isinstance(raw.get("ccbridge_host"), str):
+        record["host"] = raw["ccbridge_host"]  # the agent that called, when it is not CC
     if isinstance(raw.get("tool_input"), dict):
         record["input_digest"] = input_digest(raw["tool_input"])
     if error is not None:
@@ -53,6 +58,8 @@ def build(
     if report is not None:
         record["config_digest"] = report.config.digest
         record["config_files"] = list(report.config.files)
+        if report.config.warnings:  # loosenings a project or local layer tried: refused
+            record["config_warnings"] = list(report.config.warnings)
         record["subhooks"] = [item.to_json() for item in report.subhooks if item.matched]
         record["steps"] = [
             {"station": s.station, "name": s.name, "outcome": s.outcome, "detail": s.detail}

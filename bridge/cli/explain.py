@@ -36,10 +36,10 @@ def explain(as_json: bool, config: str | None) -> None:
         | ccbridge explain
     """
     from bridge.commands.explain import render, trace
-    from bridge.config.cache import Cache, load
+    from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.hookcall import failure_answer, hint_on_terminal
-    from bridge.paths import find_config, project_dir
+    from bridge.paths import find_config, project_dir, wide_layers
     from bridge.wire.event import EventError, read_event
 
     env = os.environ
@@ -48,15 +48,24 @@ def explain(as_json: bool, config: str | None) -> None:
         event = read_event(sys.stdin.buffer)
     except EventError as problem:
         raise click.ClickException(f"{problem} (`ccbridge run` would deny this)") from None
-    paths, how = find_config(config, env, project_dir(env, event.cwd))
+    project = project_dir(env, event.cwd)
+    paths, how = find_config(config, env, project)
     report, error = None, None
     try:
-        report = handle(event, load(paths, Cache.of(env)), Host(env=env))
+        around = Surroundings(env, project)
+        wide = wide_layers(paths, env, config)
+        report = handle(event, load(paths, Cache.of(env), around, wide=wide), Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"
         answer = failure_answer(event.name, f"ccbridge internal error: {error}")
-    data = trace(event, report, answer, [str(path) for path in paths], how, error)
+    from bridge import wall
+
+    compiled = report.config if report is not None else None
+    hooks = compiled.hooks if compiled is not None else {}
+    audit = compiled.audit.path if compiled is not None else None
+    _level, missing = wall.judge(env, project, hooks, audit)
+    data = trace(event, report, answer, [str(path) for path in paths], how, error, missing)
     if as_json:
         say(json.dumps(data, indent=2, ensure_ascii=False))
         return

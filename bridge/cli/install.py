@@ -7,13 +7,16 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from bridge.cli.output import file_diff, project_of, say
 from bridge.commands import install as installing
 from bridge.paths import CONFIG_ENV, find_config
+
+if TYPE_CHECKING:
+    from bridge.config.compiled import CompiledConfig
 
 SCOPES = {
     "user": ("your user settings, ~/.claude/settings.json", "~/.claude/ccbridge.yaml"),
@@ -60,6 +63,12 @@ def target_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.Tar
 
 def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool, str | None]:
     """Whether the layered config (as it will be after the install) turns goals on."""
+    compiled = layered_after(env, after)
+    return (False, None) if compiled is None else (compiled.goals.enabled, compiled.error)
+
+
+def layered_after(env: Mapping[str, str], after: installing.Plan) -> CompiledConfig | None:
+    """The layered config as it will be after the install; None without any config file."""
     from bridge.config.build import compile_sources
     from bridge.config.compiled import Source, read_sources
 
@@ -74,9 +83,25 @@ def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool,
         if path != after.config or after.config_after is not None
     ]
     if not sources:
-        return False, None
-    compiled = compile_sources(sources, "install")
-    return compiled.goals.enabled, compiled.error
+        return None
+    return compile_sources(sources, "install")
+
+
+WALL_SAYS = (
+    "sandbox: Claude Code's sandbox is set up in {settings} (sandbox.enabled, failIfUnavailable, "
+    "no allowUnsandboxedCommands; denyWrite and Edit deny rules for {write} paths: ccbridge's "
+    "config layers, CC's settings, ccbridge's state and cache, ~/.claude/plugins and dev-mods, "
+    "the sub-hooks' scripts; denyRead for the seal key and the audit log). Why: judging command "
+    "text cannot keep the agent from files it can write; the kernel can. Bash commands then run "
+    "under bubblewrap (Linux) or Seatbelt (macOS), and Claude Code refuses to start where it "
+    "cannot. "
+    "`ccbridge doctor` checks it; --no-sandbox declines it."
+)
+NO_WALL_SAYS = (
+    "sandbox: not set up (--no-sandbox). Self-protection, the cache seal and goal provenance then "
+    "rest on judging command text, which the agent can get past (a writer the guard does not "
+    "know, code in an argument, a copy of ccbridge): the audit says protection: tripwire."
+)
 
 
 def show(plan: installing.Plan, diff: bool) -> None:
@@ -137,8 +162,26 @@ def run_managed(install: bool, managed_dir: str | None, dry_run: bool) -> None:
 @click.command()
 @scope_options("moved hooks go to")
 @managed_options
+@click.option(
+    "--no-sandbox",
+    is_flag=True,
+    help="Do not set up Claude Code's sandbox around ccbridge's files (then only the text "
+    "judgement protects them: protection level tripwire).",
+)
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
+    "hooks.json) or gemini (Gemini CLI's settings.json); see docs/hosts.md.",
+)
 def install(
-    scope: installing.Scope, dry_run: bool, managed: bool = False, managed_dir: str | None = None
+    scope: installing.Scope,
+    dry_run: bool,
+    no_sandbox: bool,
+    host: str = "claude-code",
+    managed: bool = False,
+    managed_dir: str | None = None,
 ) -> None:
     """Register ccbridge in a Claude Code settings file.
 
@@ -147,16 +190,28 @@ def install(
     are enabled, with onFailure "block" and a 60 s timeout. Command hooks the file already
     has on the events ccbridge runs (see the README) move into ccbridge's config, so they run
     once, behind the bridge; other hooks and every other key stay.
+
+    It also sets up Claude Code's sandbox in that file (docs/guarantees.md, "The wall"): Bash
+    commands run sandboxed with no way out, and cannot write ccbridge's config, CC's settings,
+    ccbridge's state and cache, the plugin and mod directories or any sub-hook's script, nor
+    read the seal key or the audit log. --no-sandbox leaves it out.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
+
+    With --host codex or gemini, ccbridge is registered in that agent's hook settings instead
+    (`<ccbridge> run --host NAME`, judged with the same config).
 
     \b
     Example:
       ccbridge install --project --dry-run   # show the diff
       ccbridge install --project
+      ccbridge install --host codex --user
       sudo ccbridge install --managed   # every user of the machine, final deny
     """
     if managed:
         return run_managed(True, managed_dir, dry_run)
+    if host != "claude-code":
+        _install_for_agent(host, scope, dry_run)
+        return
     env = os.environ
     where = target_of(scope, env)
     try:
@@ -167,6 +222,8 @@ def install(
         goals, config_error = goals_enabled(env, plan)
         if goals:
             plan = installing.plan_install(where, settings, config, command, goals=True)
+        if not no_sandbox:
+            plan = with_wall(env, plan)
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
     if env.get(CONFIG_ENV):
@@ -177,11 +234,22 @@ def install(
         plan.notes.append(f"the config has problems, run `ccbridge check`: {config_error}")
     if not plan.changed:
         say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        if no_sandbox:
+            say(NO_WALL_SAYS)
         return
+    if write_install(plan, where, env, dry_run):
+        tell_wall(plan, no_sandbox)
+
+
+def write_install(
+    plan: installing.Plan, where: installing.Target, env: Mapping[str, str], dry_run: bool
+) -> bool:
+    """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
+    written. Any agent's settings file (`--host`) goes this way too."""
     show(plan, dry_run)
     if dry_run:
         say("dry run: nothing was written")
-        return
+        return False
     backup = installing.backup_file(env, where.settings)
     try:
         installing.write_backup(
@@ -195,3 +263,45 @@ def install(
         f"installed ccbridge in {where.settings}"
         + (f"; moved {moved} hook(s) into {where.config}" if moved else "")
     )
+    return True
+
+
+def with_wall(env: Mapping[str, str], plan: installing.Plan) -> installing.Plan:
+    from bridge import wall
+
+    compiled = layered_after(env, plan)
+    hooks = compiled.hooks if compiled is not None else {}
+    audit = compiled.audit.path if compiled is not None else None
+    keep = wall.protected(env, str(project_of(env)), hooks, audit)
+    return installing.put_up_wall(plan, keep, env)
+
+
+def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
+    if no_sandbox:
+        say(NO_WALL_SAYS)
+        return
+    added = len(plan.wall.get("lists", {}).get("denyWrite", []))
+    say(WALL_SAYS.format(settings=plan.settings, write=added))
+
+
+def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> None:
+    """`--host codex|gemini`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
+    from bridge.commands import agents
+
+    env = os.environ
+    try:
+        spec = agents.agent(name)
+        where = agents.target(name, scope, env, project_of(env))
+        run = agents.command(installing.ccbridge_executable(sys.argv[0]), name)
+        settings = installing.read_bytes(where.settings)
+        config = installing.read_bytes(where.config)
+        plan = agents.plan_install(spec, where, settings, config, run)
+    except installing.InstallError as error:
+        raise click.ClickException(str(error)) from None
+    if not plan.changed:
+        say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        return
+    if write_install(plan, where, env, dry_run):
+        for finding in agents.diagnose(name, env, project_of(env)):
+            if finding.topic in ("codex", "fail-open"):
+                say(f"note: {finding.message}")

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from bridge.commands.install import TOOL_EVENTS, is_registration
 from bridge.config.build import Problem, problems_of
-from bridge.paths import find_config, settings_files, state_dir
+from bridge.paths import find_config, settings_files, state_dir, wide_layers
 
 Level = Literal["ok", "info", "warn", "fail"]
 ON_FAILURE_SINCE = (2, 1, 295)
@@ -195,10 +195,13 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
 
 
 def config_problems(
-    paths: Sequence[Path], env: Mapping[str, str] = os.environ, project: Path | None = None
+    paths: Sequence[Path],
+    env: Mapping[str, str] = os.environ,
+    project: Path | None = None,
+    explicit: str | None = None,
 ) -> list[Problem]:
-    """Schema problems of every file, then native policies that cannot be loaded and sub-hook
-    commands that are missing (some of these are warnings)."""
+    """Schema problems of every file, then native policies that cannot be loaded, sub-hook
+    commands that are missing, and what a project or local layer tried to loosen (warnings)."""
     problems: list[Problem] = []
     for path in paths:
         try:
@@ -213,7 +216,7 @@ def config_problems(
     from bridge.config.hook_commands import command_problems
     from bridge.policies.loader import PolicyLoadError, load_policy
 
-    compiled = load(list(paths), None)
+    compiled = load(list(paths), None, wide=wide_layers(paths, env, explicit))
     for refs in compiled.policies.values():
         for ref in refs:
             try:
@@ -222,7 +225,15 @@ def config_problems(
                 file, _, line = ref.where.rpartition(":")
                 where = (file, int(line)) if line.isdigit() else (ref.where, None)
                 problems.append(Problem(where[0], where[1], "policies", str(error)))
-    return problems + command_problems(compiled, env, project or Path.cwd())
+    problems += command_problems(compiled, env, project or Path.cwd())
+    return problems + [_refused(warning) for warning in compiled.warnings]
+
+
+def _refused(warning: str) -> Problem:
+    """A refused loosening (`file:line: what`), as a warning of its file and line."""
+    file, _, rest = warning.partition(":")
+    line, _, message = rest.partition(": ")
+    return Problem(file, int(line) if line.isdigit() else None, "", message, warning=True)
 
 
 def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
@@ -244,7 +255,7 @@ def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None
     """Where `run` appends its records, None when the audit is switched off."""
     from bridge.config.cache import load
 
-    audit = load(list(paths), None).audit
+    audit = load(list(paths), None, wide=wide_layers(paths, env, None)).audit
     if not audit.enabled:
         return None
     return Path(audit.path or Path(state_dir(env)) / "audit.jsonl")
@@ -305,7 +316,7 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
                 f"ccbridge is registered {len(commands)} times for "
                 f"{event} with different commands, and runs each: " + ", ".join(sorted(commands)),
             )
-    compiled = load(list(paths), None) if paths else None
+    compiled = load(list(paths), None, wide=wide_layers(paths, os.environ, None)) if paths else None
     for event, specs in compiled.hooks.items() if compiled else ():
         for spec in specs:
             found = direct.get((event, str(spec.command)))
@@ -338,7 +349,10 @@ def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
     from bridge.commands.install import GOAL_EVENTS
     from bridge.config.cache import load
 
-    if not paths or not load(list(paths), None).goals.enabled:
+    if (
+        not paths
+        or not load(list(paths), None, wide=wide_layers(paths, os.environ, None)).goals.enabled
+    ):
         return
     registered = {event for per_event in registrations(files).values() for event in per_event}
     missing = [e for e in ("PreToolUse", "PostToolUse", *GOAL_EVENTS) if e not in registered]
@@ -353,62 +367,71 @@ def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
         yield Finding("ok", "goals", "goals are enabled and their events are registered")
 
 
-def check_sandbox(
+BWRAP_PROBE = ("bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--unshare-all", "true")
+
+
+def probe_sandbox(env: Mapping[str, str]) -> list[str]:
+    """What keeps Claude Code's sandbox from starting here: on Linux bubblewrap must make its
+    namespaces (run once, as CC would) and socat must start; macOS has Seatbelt built in."""
+    import sys
+
+    if sys.platform == "darwin":
+        return []
+    if not sys.platform.startswith("linux"):
+        return [f"Claude Code has no sandbox on {sys.platform}"]
+    problems = []
+    for program, argv, fix in (
+        ("bwrap", BWRAP_PROBE, "apt-get install bubblewrap; allow unprivileged user namespaces"),
+        ("socat", ("socat", "-V"), "apt-get install socat"),
+    ):
+        found = shutil.which(program, path=env.get("PATH"))
+        if found is None:
+            problems.append(f"{program} is not installed ({fix})")
+            continue
+        try:
+            done = subprocess.run(
+                [found, *argv[1:]], capture_output=True, timeout=PROBE_TIMEOUT, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as error:
+            problems.append(f"`{' '.join(argv)}` did not run: {error} ({fix})")
+            continue
+        if done.returncode != 0:
+            said = done.stderr.decode("utf-8", "replace").strip()[-200:]
+            problems.append(f"`{' '.join(argv)}` failed: {said or done.returncode} ({fix})")
+    return problems
+
+
+def check_wall(
     files: Sequence[Path], paths: Sequence[Path], env: Mapping[str, str], project: Path
 ) -> Iterator[Finding]:
-    """With self-protection or goals on: is Claude Code's Bash sandbox the boundary around
-    ccbridge's files? Without it, the text guards raise the cost of tampering, no more."""
-    from bridge.commands import sandbox_check as sandbox
+    """The protection level: `wall` when the CC settings in force (every layer) put Claude
+    Code's sandbox around every path ccbridge keeps and the sandbox starts here; otherwise
+    `tripwire`, with each missing piece and its fix."""
+    from bridge import wall
     from bridge.config.cache import load
-    from bridge.paths import cache_dir, config_layers
 
-    config = load(list(paths), None)
-    if not (config.self_protection or config.goals.enabled):
-        return
-    settings = sandbox.merged(files, Path(env.get("HOME") or Path.home()), project)
-    advice = f"set in {project / '.claude' / 'settings.local.json'}: " + json.dumps(
-        sandbox.recommended(project)
-    )
-    if not settings.enabled:
-        yield Finding(
-            "warn",
-            "sandbox",
-            "Claude Code's sandbox is off for Bash: self-protection judges commands by their "
-            "text, which raises the cost of tampering but is not a boundary (a program the "
-            "agent runs can still write ccbridge's state, cache and config); " + advice,
-        )
-        return
-    problems = [f"{program} is not installed" for program in sandbox.missing_programs(shutil.which)]
-    if settings.allow_unsandboxed:
-        problems.append("the model may ask to run a command outside it (allowUnsandboxedCommands)")
-    if not settings.fail_if_unavailable:
-        problems.append("where it cannot start, commands run unsandboxed (failIfUnavailable)")
-    if settings.excluded:
-        problems.append("excludedCommands run outside it: " + ", ".join(settings.excluded))
-    protected = [
-        Path(state_dir(env)),
-        Path(cache_dir(env)),
-        *map(Path, config_layers(env, project)),
-        *(Path(path) for path in paths),
-        *files,
-    ]
-    temp = Path("/tmp") / f"claude-{os.getuid()}"  # sandboxed commands' $TMPDIR (seen)
-    for path in sandbox.writable_inside(settings, project, protected, temp):
-        problems.append(f"{path} stays writable inside it (add it to filesystem.denyWrite)")
-    if problems:
-        yield Finding(
-            "warn",
-            "sandbox",
-            "Claude Code's sandbox is on, but " + "; ".join(problems) + "; "
-            "until fixed, self-protection is not a boundary; " + advice,
-        )
-    else:
+    config = load(list(paths), None, wide=wide_layers(paths, env, None))
+    _level, missing = wall.judge(env, str(project), config.hooks, config.audit.path)
+    missing = [gap for gap in missing if "is not installed" not in gap] + probe_sandbox(env)
+    home = env.get("HOME") or str(Path.home())
+    layers = wall.in_force(wall.settings_layers(env, str(project)), home, str(project))
+    shown = ", ".join(layers.files) or "none"
+    if not missing:
         yield Finding(
             "ok",
-            "sandbox",
-            "Claude Code's sandbox is on for Bash: ccbridge's state, cache and config and CC's "
-            "settings are out of reach of the commands the agent runs",
+            "protection",
+            "wall: Claude Code's sandbox is on for Bash with no way out, bubblewrap and socat "
+            "work, and every path ccbridge keeps is out of the agent's reach (denyWrite and Edit "
+            f"deny rules; the seal key and audit log in denyRead); settings read: {shown}",
         )
+        return
+    yield Finding(
+        "warn",
+        "protection",
+        "tripwire: self-protection, the cache seal and goal provenance rest on judging "
+        "command text, which the agent can get past; `ccbridge install` sets up the sandbox "
+        f"(settings read: {shown}). Missing: " + "; ".join(missing),
+    )
 
 
 def check_mods(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
@@ -434,6 +457,6 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
             *check_audit(paths, env),
             *check_twice(files, paths),
             *check_goals(files, paths),
-            *check_sandbox(files, paths, env, project),
+            *check_wall(files, paths, env, project),
         ]
     return findings

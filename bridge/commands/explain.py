@@ -50,6 +50,7 @@ def trace(
     files: Sequence[str],
     chosen_by: str,
     error: str | None = None,
+    missing: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Everything explain knows, as JSON-ready data. `report` is None when the engine failed
     (`error` says how) and `answer` is then the fail-closed answer `run` would give."""
@@ -65,6 +66,10 @@ def trace(
             "files": list(files),
             "chosen_by": chosen_by,
             "error": report.config.error if report is not None else None,
+        },
+        "protection": {
+            "level": report.config.protection if report is not None else "tripwire",
+            "missing": list(missing),
         },
         "subhooks": [_subhook(record) for record in report.subhooks] if report else [],
         "steps": [
@@ -134,6 +139,20 @@ def render(data: Mapping[str, Any]) -> list[str]:
     ]
     if config["error"]:
         lines.append(click.style(f"config error: {config['error']}", fg="red"))
+    protection = data["protection"]
+    if protection["level"] == "wall":
+        lines.append(
+            "protection: wall (Claude Code's sandbox keeps the agent from ccbridge's files)"
+        )
+    else:
+        lines.append(
+            click.style("protection: tripwire", fg="yellow")
+            + " (text judgement only: the agent can get past it; `ccbridge doctor` says how "
+            "to put up the wall)"
+        )
+        lines += [f"  missing: {gap}" for gap in protection["missing"][:8]]
+        if len(protection["missing"]) > 8:
+            lines.append(f"  ... and {len(protection['missing']) - 8} more")
     subhooks = data["subhooks"]
     matched = sum(1 for item in subhooks if item["matched"])
     lines += [

@@ -109,6 +109,7 @@ class Plan:
     config_after: bytes | None
     moved: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    wall: dict[str, Any] = field(default_factory=dict)  # what put_up_wall added
 
     @property
     def changed(self) -> bool:
@@ -355,6 +356,7 @@ class Backup:
     moved: dict[str, list[Any]]
     exact: bool  # the originals are still the whole truth: no edits between two installs
     config_edited: bool = False  # the user edited the config between two installs: keep it
+    wall: dict[str, Any] = field(default_factory=dict)  # what install added for the sandbox
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -367,6 +369,7 @@ class Backup:
             "moved": self.moved,
             "exact": self.exact,
             "config_edited": self.config_edited,
+            "wall": self.wall,
         }
 
     @classmethod
@@ -381,6 +384,7 @@ class Backup:
             dict(data["moved"]),
             bool(data["exact"]),
             bool(data.get("config_edited", False)),
+            dict(data.get("wall") or {}),
         )
 
 
@@ -396,6 +400,50 @@ def load_backup(path: Path) -> Backup | None:
         ) from None
 
 
+def put_up_wall(plan: Plan, keep: Any, env: Mapping[str, str]) -> Plan:
+    """The plan with Claude Code's sandbox set up in its settings file around `keep` (a
+    bridge.wall.Protected); what was added is kept in `plan.wall` for uninstall."""
+    from bridge import wall
+
+    data = read_settings(plan.settings, plan.settings_after)
+    try:
+        after, added = wall.put_up(data, keep, env)
+    except ValueError as error:
+        raise InstallError(
+            f"{plan.settings}: {error}; fix it or install with --no-sandbox"
+        ) from None
+    if after == data:
+        return plan
+    content = dump_settings(after, plan.settings_before)
+    return Plan(
+        plan.settings,
+        plan.config,
+        plan.settings_before,
+        content,
+        plan.config_before,
+        plan.config_after,
+        plan.moved,
+        plan.notes,
+        added,
+    )
+
+
+def _merged_wall(previous: Mapping[str, Any], added: Mapping[str, Any]) -> dict[str, Any]:
+    """What two installs added together: the first one's scalars' old values win."""
+    if not previous:
+        return dict(added)
+    if not added:
+        return dict(previous)
+    lists = {key: list(value) for key, value in previous.get("lists", {}).items()}
+    for key, value in added.get("lists", {}).items():
+        lists[key] = [*lists.get(key, []), *(v for v in value if v not in lists.get(key, []))]
+    return {
+        "created": [*previous.get("created", []), *added.get("created", [])],
+        "scalars": {**added.get("scalars", {}), **previous.get("scalars", {})},
+        "lists": lists,
+    }
+
+
 def next_backup(previous: Backup | None, plan: Plan) -> Backup:
     installed = (_sha(plan.settings_after), _sha(plan.config_after))
     if previous is None:
@@ -407,6 +455,7 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
             *installed,
             {k: list(v) for k, v in plan.moved.items()},
             True,
+            wall=dict(plan.wall),
         )
     config_untouched = previous.config_installed == _sha(plan.config_before)
     untouched = previous.settings_installed == _sha(plan.settings_before) and config_untouched
@@ -422,6 +471,7 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
         moved,
         previous.exact and untouched,
         previous.config_edited or not config_untouched,
+        _merged_wall(previous.wall, plan.wall),
     )
 
 
@@ -453,10 +503,17 @@ def plan_uninstall(
             notes=notes,
         )
     notes.append(
-        f"{where.settings} changed since install: the registration is taken out and "
-        "the moved hooks are put back; your other edits are kept"
+        f"{where.settings} changed since install: the registration is taken out, "
+        "the moved hooks are put back and the sandbox entries install added are taken out; "
+        "your other edits are kept"
     )
     after = without_registration(where.settings, settings_now, backup.moved)
+    if backup.wall and after is not None:
+        from bridge import wall
+
+        data = read_settings(where.settings, after)
+        down = wall.take_down(data, backup.wall)
+        after = after if down == data else dump_settings(down, settings_now)
     return Plan(
         where.settings, where.config, settings_now, after, config_now, config_after, notes=notes
     )

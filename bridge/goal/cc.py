@@ -16,8 +16,9 @@ The engine hands over the parsed hook input as a mapping and the goal settings.
   change once (compare-and-set on the revision) and tells the model the result as context. A
   call that Claude Code never ran (a permission rule, the user's "no", another hook's deny)
   sends no such event, so its change is never applied; it expires with its turn.
-- Every one of these refuses when this process descends from Claude Code's Bash tool
-  (`provenance.py`): the model cannot record host events by running ccbridge itself.
+- Every one of these refuses when this process descends from Claude Code's Bash tool or carries
+  the marks of its sandbox (`provenance.py`). That is a tripwire; the boundary is the sandbox
+  `ccbridge install` sets up, inside which the state directory cannot be written at all.
 
 Claude Code's own cap on consecutive Stop blocks: Claude Code sets `stop_hook_active: true` on
 a Stop that follows a Stop-hook block, and after 8 consecutive blocks (or

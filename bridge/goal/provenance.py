@@ -16,7 +16,16 @@ Whatever the model runs through Bash descends from that shell, however it names 
 an unreadable process below Claude Code, or no Claude Code process above us at all (a process
 that left the tree with `setsid`/double-fork is re-parented to init), refuses too. A process
 that leaves the tree and then plays Claude Code itself (a non-shell parent of its own) is not
-caught here; that is what Claude Code's sandbox is for.
+caught by the walk; that is what Claude Code's sandbox is for.
+
+Inside that sandbox (measured with 2.1.332 on Linux) the walk cannot even see Claude Code: the
+command runs in a pid namespace of its own whose first process is bubblewrap, and in a user and
+mount namespace of its own. What no process in there can undo is what bubblewrap and CC's
+seccomp filter set on it: `NoNewPrivs: 1` and a `Seccomp: 2` filter, irrevocable and inherited
+by every child (`/proc/<pid>/status`). A hook CC starts runs outside, without either. So a
+process with both refuses too, whatever its tree says. The boundary itself is the mount
+namespace: the state directory is read-only there and the seal key unreadable (`ccbridge
+install`), so a forged host event has nowhere to be written.
 """
 
 from __future__ import annotations
@@ -46,9 +55,25 @@ def _is_bash_tool(environ: bytes, cmdline: bytes) -> bool:
     )
 
 
+def sandboxed(status: bytes) -> bool:
+    """`/proc/<pid>/status` of a process confined as CC's sandbox confines Bash commands."""
+    fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+    return (
+        fields.get(b"NoNewPrivs", b"").strip() == b"1"
+        and fields.get(b"Seccomp", b"").strip() == b"2"
+    )
+
+
 def bash_tool_refusal(start_pid: int | None = None, proc: Path = Path("/proc")) -> str | None:
     """Why this process may not record host events, or None when Claude Code started it."""
     pid = os.getpid() if start_pid is None else start_pid
+    status = _read(proc / str(pid) / "status")
+    if status is not None and sandboxed(status):
+        return (
+            f"process {pid} runs inside a sandbox (no_new_privs and a seccomp filter, as Claude "
+            "Code's sandbox sets on every Bash command): a command the model runs cannot "
+            "record host events"
+        )
     below_cc = True  # until the first process that is not a launcher (shell, python, ccbridge)
     for _ in range(_MAX_HOPS):
         if pid <= 1:

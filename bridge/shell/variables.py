@@ -3,8 +3,9 @@
 Only names whose every assignment in the line is literal are put in (one set to anything computed
 or read stays unknown); a name with several values (`for d in build dist`, or set twice) gives
 one variant per value, and each variant is judged, so the result is what bash could run, never
-a guess. The values go into the source text and the line is parsed again, so an
-unquoted `$x` splits into words as bash splits it.
+a guess. The values go into the source text as bash expands them, never as syntax: an unquoted
+`$x` becomes one quoted word per field of its value (split at blanks; `c=' #'; true $c` is
+`true '#'`, not a comment), a quoted `"$x"` one word, and `'$x'` stays as it is.
 """
 
 from __future__ import annotations
@@ -13,10 +14,6 @@ from itertools import product
 
 from bridge.shell.lazyre import Lazy
 from bridge.shell.syntax import Script, Unparseable, parse
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    import re
 
 _ASSIGNMENT = Lazy(r"(?s)([A-Za-z_][A-Za-z0-9_]*)=(.*)")
 _DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
@@ -54,15 +51,110 @@ def with_literal_values(script: Script, source: str) -> list[Script]:
     combinations = [dict(zip(known, chosen, strict=True)) for chosen in product(*known.values())]
     if not known or len(combinations) > MAX_VARIANTS:
         return [script]
-    import re  # only a script that sets variables comes this far
-
-    names = "|".join(map(re.escape, known))
-    pattern = re.compile(rf"\$(?:\{{({names})\}}|({names})\b)")
-    variants = [parse(_put_in(pattern, source, chosen)) for chosen in combinations]
+    variants = [parse(put_in(source, chosen)) for chosen in combinations]
     if any(isinstance(variant, Unparseable) for variant in variants):
         return [script]
     return [variant for variant in variants if isinstance(variant, Script)]
 
 
-def _put_in(pattern: re.Pattern[str], source: str, chosen: dict[str, str]) -> str:
-    return pattern.sub(lambda found: chosen[found[1] or found[2]], source)
+_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME = _NAME_START | frozenset("0123456789")
+_GLOB_CHARS = frozenset("*?[]")
+_BEFORE_COMMENT = frozenset({"", " ", "\t", "\n", ";", "&", "|", "("})
+
+
+def put_in(source: str, chosen: dict[str, str]) -> str:
+    """`source` with `$name` and `${name}` of the chosen variables expanded as bash expands
+    them: outside quotes each field of the value a word of its own, quoted so that nothing in
+    it is syntax (glob characters stay active, as bash globs the fields); inside double quotes
+    the value escaped for them; inside single quotes, `$'...'` and comments nothing."""
+    out: list[str] = []
+    # Contexts: "" plain, '"' double quotes; a `$(`/backquote inside quotes starts plain text.
+    stack: list[str] = [""]
+    i, n = 0, len(source)
+    while i < n:
+        c, context = source[i], stack[-1]
+        plain = context != '"'
+        if c == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+        elif plain and c == "'":
+            end = source.find("'", i + 1)
+            end = n - 1 if end < 0 else end
+            out.append(source[i : end + 1])
+            i = end + 1
+        elif plain and source.startswith("$'", i):
+            j = i + 2
+            while j < n and source[j] != "'":
+                j += 2 if source[j] == "\\" else 1
+            out.append(source[i : j + 1])
+            i = j + 1
+        elif plain and c == "#" and (not out or out[-1][-1:] in _BEFORE_COMMENT):
+            end = source.find("\n", i)
+            end = n if end < 0 else end
+            out.append(source[i:end])
+            i = end
+        elif c == '"':
+            if not plain:
+                stack.pop()
+            else:
+                stack.append('"')
+            out.append(c)
+            i += 1
+        elif source.startswith("$(", i) and not source.startswith("$((", i):
+            stack.append("(")
+            out.append("$(")
+            i += 2
+        elif c == "(" and context == "(":
+            stack.append("(")
+            out.append(c)
+            i += 1
+        elif c == ")" and context == "(":
+            stack.pop()
+            out.append(c)
+            i += 1
+        elif c == "$" and i + 1 < n and (source[i + 1] in _NAME_START or source[i + 1] == "{"):
+            braced = source[i + 1] == "{"
+            start = i + 2 if braced else i + 1
+            end = start
+            while end < n and source[end] in _NAME:
+                end += 1
+            name = source[start:end]
+            closed = not braced or source.startswith("}", end)
+            if name in chosen and closed:
+                value = chosen[name]
+                out.append(_fields(value) if plain else _quoted_value(value))
+                i = end + (1 if braced else 0)
+            else:
+                out.append(source[i:end])
+                i = end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _quoted_value(value: str) -> str:
+    return "".join("\\" + c if c in '\\$`"' else c for c in value)
+
+
+def _fields(value: str) -> str:
+    """An unquoted expansion's fields as words: each quoted but for its glob characters."""
+    fields = value.split()  # no field (empty or blank): the word goes, as in bash
+    return " ".join(_quote_field(field) for field in fields)
+
+
+def _quote_field(field: str) -> str:
+    parts: list[str] = []
+    literal: list[str] = []
+    for c in field:
+        if c in _GLOB_CHARS:
+            if literal:
+                parts.append("'" + "".join(literal).replace("'", "'\\''") + "'")
+                literal = []
+            parts.append(c)
+        else:
+            literal.append(c)
+    if literal:
+        parts.append("'" + "".join(literal).replace("'", "'\\''") + "'")
+    return "".join(parts)

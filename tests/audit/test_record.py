@@ -70,6 +70,7 @@ def test_a_record_without_a_report(clock: str) -> None:
         "tool": "Bash",
         "agent_id": "a1",
         "version": __version__,
+        "protection": "tripwire",  # no report, no config judged: the lesser claim
         "final": {"decision": "allow"},
         "duration_ms": 12.3,
         "input_digest": "sha256:" + hashlib.sha256(b'{"command":"ls"}').hexdigest(),
@@ -89,6 +90,7 @@ def test_fields_that_are_not_strings_are_recorded_as_null() -> None:
     assert set(record) == {
         *("ts", "event", "session", "tool_use_id", "tool", "agent_id", "version", "final"),
         "duration_ms",
+        "protection",
     }
 
 
@@ -196,3 +198,10 @@ def test_a_report_without_folding_or_notes() -> None:
         assert absent not in record
     assert (record["subhooks"], record["steps"]) == ([], [])
     assert record["config_digest"] == "cfg-digest"
+
+
+@pytest.mark.parametrize("level", ["wall", "tripwire"])
+def test_the_protection_level_of_the_config_is_in_every_record(level: str) -> None:
+    config = CompiledConfig(files=("/a.yaml",), digest="d", protection=level)
+    record = build(report(config=config), event_name="PreToolUse")
+    assert record["protection"] == level

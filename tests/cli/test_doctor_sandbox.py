@@ -1,89 +1,129 @@
-"""`ccbridge doctor` on Claude Code's sandbox: with self-protection or goals on, it says whether
-the sandbox is the boundary around ccbridge's files, and what to set when it is not."""
+"""`ccbridge doctor` on the wall: it reads every CC settings layer, runs bubblewrap once, and
+names the protection level (`wall` or `tripwire`) with each missing piece and its fix."""
 
 from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.support.sandbox import Sandbox
 
-from .test_doctor import fake_claude, findings
+from .test_doctor import fake_claude
+
+WORKS = "#!/bin/sh\nexit 0\n"
 
 
-def installed(sandbox: Sandbox, config: str = "audit:\n  keep: 2\n") -> None:
+def installed(sandbox: Sandbox, *options: str, config: str = "audit:\n  keep: 2\n") -> None:
     fake_claude(sandbox, "2.1.332")
-    for program in ("bwrap", "socat"):  # present, whatever this machine has
-        sandbox.write(sandbox.root / "bin" / program, "#!/bin/sh\nexit 0\n", mode=0o755)
+    for program in ("bwrap", "socat"):  # present and working, whatever this machine has
+        sandbox.write(sandbox.root / "bin" / program, WORKS, mode=0o755)
     sandbox.write(sandbox.config, config)
-    assert sandbox.run("install").returncode == 0
+    assert sandbox.run("install", *options).returncode == 0
 
 
-def recommended(sandbox: Sandbox) -> dict[str, object]:
-    return {
-        "enabled": True,
-        "allowUnsandboxedCommands": False,
-        "failIfUnavailable": True,
-        "filesystem": {"denyWrite": [str(sandbox.project / ".claude")]},
-    }
+def protection(sandbox: Sandbox, env: dict[str, str] | None = None) -> tuple[str, str]:
+    done = sandbox.run("doctor", "--json", env=env)
+    [found] = [item for item in json.loads(done.stdout) if item["topic"] == "protection"]
+    return found["level"], found["message"]
 
 
-def test_without_the_sandbox_self_protection_is_said_not_to_be_a_boundary(
-    sandbox: Sandbox,
-) -> None:
+def test_what_install_sets_up_is_the_wall(sandbox: Sandbox) -> None:
     installed(sandbox)
-    code, found = findings(sandbox)
-    [(level, message)] = found["sandbox"]
-    assert code == 0 and level == "warn"
-    assert "sandbox is off" in message and "not a boundary" in message
-    advice = json.loads(message[message.index("{") :])  # the settings to paste, exactly
-    assert advice == {"sandbox": recommended(sandbox)}
-    assert str(sandbox.project / ".claude" / "settings.local.json") in message
+    level, message = protection(sandbox)
+    assert level == "ok" and message.startswith("wall:"), message
+    assert str(sandbox.settings) in message  # the settings it read
 
 
-def test_the_recommended_settings_put_ccbridge_out_of_reach(sandbox: Sandbox) -> None:
-    installed(sandbox)
-    sandbox.write_json(
-        sandbox.project / ".claude" / "settings.local.json", {"sandbox": recommended(sandbox)}
-    )
-    _, found = findings(sandbox)
-    [(level, message)] = found["sandbox"]
-    assert level == "ok" and "out of reach" in message, message
-
-
-def test_every_way_out_of_the_sandbox_is_named(sandbox: Sandbox) -> None:
-    installed(sandbox)
-    state = sandbox.project / "state"  # inside the project: writable by sandboxed commands
-    sandbox.write_json(
-        sandbox.project / ".claude" / "settings.local.json",
-        {"sandbox": {"enabled": True, "excludedCommands": ["docker"]}},
-    )
-    done = sandbox.run("doctor", "--json", env={"CCBRIDGE_STATE_DIR": str(state)})
-    [message] = [item["message"] for item in json.loads(done.stdout) if item["topic"] == "sandbox"]
+def test_without_the_sandbox_the_level_is_tripwire_and_the_fix_is_named(sandbox: Sandbox) -> None:
+    installed(sandbox, "--no-sandbox")
+    level, message = protection(sandbox)
+    assert level == "warn" and message.startswith("tripwire:"), message
     for needle in (
-        "allowUnsandboxedCommands",
-        "failIfUnavailable",
-        "excludedCommands run outside it: docker",
-        f"{state} stays writable",
-        f"{sandbox.config} stays writable",
-        f"{sandbox.settings} stays writable",
-        "not a boundary",
+        "sandbox.enabled: true",
+        "sandbox.failIfUnavailable: true",
+        "sandbox.allowUnsandboxedCommands: false",
+        f"{sandbox.config} is not in sandbox.filesystem.denyWrite",
+        f"{sandbox.state} is not in sandbox.filesystem.denyWrite",
+        f"{sandbox.state / 'cache.key'} is not in sandbox.filesystem.denyRead",
+        f"{sandbox.home / '.claude' / 'dev-mods'} is not in",
+        "`ccbridge install` sets up the sandbox",
     ):
         assert needle in message, (needle, message)
-    assert str(sandbox.home) not in message.split("; set in")[0]  # ~ is outside the project
 
 
-def test_missing_programs_are_named(sandbox: Sandbox) -> None:
+def test_a_way_out_in_any_settings_layer_is_named(sandbox: Sandbox) -> None:
     installed(sandbox)
-    (sandbox.root / "bin" / "socat").unlink()
     sandbox.write_json(
-        sandbox.project / ".claude" / "settings.local.json", {"sandbox": recommended(sandbox)}
+        sandbox.home / ".claude" / "settings.json",
+        {"sandbox": {"excludedCommands": ["docker"]}},
     )
-    done = sandbox.run("doctor", "--json", env={"PATH": str(sandbox.root / "bin")})
-    [message] = [item["message"] for item in json.loads(done.stdout) if item["topic"] == "sandbox"]
-    assert "socat is not installed" in message and "bwrap" not in message.split(";")[0]
+    sandbox.write_json(  # more specific than the project file: its scalar wins
+        sandbox.project / ".claude" / "settings.local.json",
+        {"sandbox": {"allowUnsandboxedCommands": True}},
+    )
+    level, message = protection(sandbox)
+    assert level == "warn" and message.startswith("tripwire:"), message
+    assert "excludedCommands run outside the sandbox: docker" in message
+    assert "allowUnsandboxedCommands: false" in message
+    assert "sandbox.enabled" not in message  # still on from the project layer
 
 
-def test_no_sandbox_finding_without_self_protection_or_goals(sandbox: Sandbox) -> None:
-    installed(sandbox, "self_protection: false\n")
-    _, found = findings(sandbox)
-    assert "sandbox" not in found
+def test_a_sub_hook_script_outside_denywrite_is_named(sandbox: Sandbox) -> None:
+    installed(sandbox)
+    script = sandbox.write(sandbox.project / "hooks" / "late.sh", WORKS, mode=0o755)
+    hooks = 'hooks:\n  PreToolUse:\n    - hooks: [{type: command, command: "./hooks/late.sh"}]\n'
+    sandbox.write(sandbox.project / ".claude" / "ccbridge.local.yaml", hooks)
+    level, message = protection(sandbox)
+    assert level == "warn" and f"{script} is not in sandbox.filesystem.denyWrite" in message
+    assert f"{script} has no Edit(/{script}) deny rule" in message
+    assert sandbox.run("install").returncode == 0  # install again: the new script is walled
+    assert protection(sandbox)[0] == "ok"
+
+
+def test_a_sandbox_that_cannot_start_is_named(sandbox: Sandbox) -> None:
+    installed(sandbox)
+    sandbox.write(sandbox.root / "bin" / "bwrap", "#!/bin/sh\necho no userns >&2\nexit 1\n", 0o755)
+    (sandbox.root / "bin" / "socat").unlink()
+    level, message = protection(sandbox, env={"PATH": str(sandbox.root / "bin")})
+    assert level == "warn", message
+    assert "bwrap --ro-bind / / --dev /dev --unshare-all true` failed: no userns" in message
+    assert "socat is not installed (apt-get install socat)" in message
+
+
+def event(sandbox: Sandbox) -> str:
+    return json.dumps(
+        {
+            "hook_event_name": "PreToolUse",
+            "session_id": "s",
+            "cwd": str(sandbox.project),
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": "t",
+        }
+    )
+
+
+@pytest.mark.parametrize(("options", "level"), [((), "wall"), (("--no-sandbox",), "tripwire")])
+def test_explain_and_every_audit_record_name_the_level(
+    sandbox: Sandbox, options: tuple[str, ...], level: str
+) -> None:
+    installed(sandbox, *options)
+    explained = json.loads(sandbox.run("explain", "--json", stdin=event(sandbox)).stdout)
+    assert explained["protection"]["level"] == level
+    assert bool(explained["protection"]["missing"]) is (level == "tripwire")
+    for _ in range(2):  # compiled, then from the cache
+        assert sandbox.run("run", stdin=event(sandbox)).returncode == 0
+    records = (sandbox.state / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["protection"] for line in records] == [level, level]
+
+
+def test_a_settings_edit_changes_the_level_of_the_next_call(sandbox: Sandbox) -> None:
+    installed(sandbox)
+    assert sandbox.run("run", stdin=event(sandbox)).returncode == 0
+    sandbox.write_json(
+        sandbox.project / ".claude" / "settings.local.json", {"sandbox": {"enabled": False}}
+    )
+    assert sandbox.run("run", stdin=event(sandbox)).returncode == 0
+    records = (sandbox.state / "audit.jsonl").read_text().splitlines()
+    assert [json.loads(line)["protection"] for line in records] == ["wall", "tripwire"]

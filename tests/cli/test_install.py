@@ -42,7 +42,10 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
     done = sandbox.run("install")
     assert done.returncode == 0, done.stderr
     settings = json.loads(sandbox.settings.read_text())
-    assert settings["permissions"] == {"allow": ["Bash(ls)"]} and settings["model"] == "opus"
+    permissions = settings["permissions"]
+    assert permissions["allow"] == ["Bash(ls)"] and settings["model"] == "opus"
+    assert set(permissions) == {"allow", "deny"}  # the deny rules are the wall's (test_wall.py)
+    assert all(rule.startswith(("Edit(//", "Read(//")) for rule in permissions["deny"])
     # SessionStart hooks run behind ccbridge too: moved, and ccbridge registered for them
     assert [
         installing.is_registration(h) for g in settings["hooks"]["SessionStart"] for h in g["hooks"]
@@ -302,3 +305,33 @@ def test_install_keeps_the_settings_files_layout(sandbox: Sandbox, layout: str) 
     else:
         assert f'\n{indent}"model": "opus"' in text and f"\n{indent}{indent}" in text
     assert json.loads(text)["model"] == "opus"
+
+
+def test_uninstall_after_an_edit_takes_out_exactly_what_the_wall_added(sandbox: Sandbox) -> None:
+    sandbox.write(
+        sandbox.settings,
+        json.dumps({"sandbox": {"enabled": False, "network": {"allowLocalBinding": True}}}),
+    )
+    assert sandbox.run("install").returncode == 0
+    settings = json.loads(sandbox.settings.read_text())
+    assert settings["sandbox"]["enabled"] is True and settings["permissions"]["deny"]
+    settings["sandbox"]["filesystem"]["denyWrite"].append("/mine")  # the user's own entry
+    settings["model"] = "opus"
+    sandbox.write(sandbox.settings, json.dumps(settings))
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(sandbox.settings.read_text()) == {
+        "sandbox": {
+            "enabled": False,
+            "network": {"allowLocalBinding": True},
+            "filesystem": {"denyWrite": ["/mine"]},
+        },
+        "model": "opus",
+    }
+
+
+def test_install_without_the_sandbox_says_what_is_lost(sandbox: Sandbox) -> None:
+    done = sandbox.run("install", "--no-sandbox")
+    assert done.returncode == 0 and "protection: tripwire" in done.stdout, done.stdout
+    settings = json.loads(sandbox.settings.read_text())
+    assert "sandbox" not in settings and "permissions" not in settings

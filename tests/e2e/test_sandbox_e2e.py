@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import PLATFORM_LACKS
+from .conftest import LACKS_USERNS
 from .goal_support import newest_claude
 from .harness import ccbridge_executable, run_claude
 from .model_stub import Turn
@@ -42,7 +42,8 @@ def sandbox_settings(project: Path) -> dict[str, Any]:
 
 def require_sandbox() -> None:
     """The programs must be there (CI installs them: missing is a failure there, see conftest);
-    the kernel must let bubblewrap make namespaces (a platform limit: the only allowed skip)."""
+    the kernel must let bubblewrap make namespaces: a skip here too fails under CI=true, unless
+    CI says the runner lacks them (CCBRIDGE_CI_NO_USERNS=1)."""
     missing = [program for program in ("bwrap", "socat") if shutil.which(program) is None]
     if missing:
         pytest.skip(f"{' and '.join(missing)} not installed: apt-get install bubblewrap socat")
@@ -54,7 +55,8 @@ def require_sandbox() -> None:
         check=False,
     )
     if probe.returncode != 0:
-        pytest.skip(f"{PLATFORM_LACKS}user namespaces for bubblewrap: {probe.stderr.strip()}")
+        why = probe.stderr.strip() or f"exit code {probe.returncode}"
+        pytest.skip(f"{LACKS_USERNS} (bwrap --unshare-all true failed: {why})")
 
 
 def pieces(text: str) -> str:
@@ -146,7 +148,12 @@ def test_the_sandbox_keeps_the_agent_out_of_ccbridge_and_cc_settings(
         project,
         settings,
         script,
-        env={"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(cache)},
+        env={
+            "CCBRIDGE_STATE_DIR": str(state),
+            "CCBRIDGE_CACHE_DIR": str(cache),
+            # a project layer cannot switch protection off: the file is named explicitly
+            **({} if self_protection else {"CCBRIDGE_CONFIG": str(config)}),
+        },
         timeout=300,
     )
 

@@ -174,3 +174,31 @@ def test_a_bash_tool_command_records_no_human_turn(tmp_path: Path, forgery: str)
             assert tx.window("victim") is None
     audit = (tmp_path / "state" / "audit.jsonl").read_text()
     assert "Bash tool" in audit
+
+
+# /proc/<pid>/status lines as measured: a Bash command in CC 2.1.332's sandbox, and a hook.
+SANDBOXED_STATUS = b"Name:\tpython3\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t2\n"
+HOOK_STATUS = b"Name:\tpython3\nNoNewPrivs:\t0\nSeccomp:\t0\nSeccomp_filters:\t0\n"
+
+
+@pytest.mark.parametrize(
+    ("status", "refused"),
+    [
+        (SANDBOXED_STATUS, True),
+        (HOOK_STATUS, False),
+        (b"NoNewPrivs:\t1\nSeccomp:\t0\n", False),  # no_new_privs alone: e.g. a systemd unit
+        (b"NoNewPrivs:\t0\nSeccomp:\t2\n", False),  # a filter alone: e.g. Docker's default
+    ],
+)
+def test_a_process_confined_as_ccs_sandbox_confines_bash_may_not_record(
+    tmp_path: Path, status: bytes, refused: bool
+) -> None:
+    """The tree looks like a genuine hook's (a process playing Claude Code above it, as one can
+    inside the sandbox); the irrevocable marks of the sandbox still refuse it."""
+    proc = tree(
+        tmp_path,
+        {500: CLAUDE, 600: HOOK_SHELL, 700: ("ccbridge", 600, HOOK_ENV, b"ccbridge\0run\0")},
+    )
+    (proc / "700" / "status").write_bytes(status)
+    refusal = bash_tool_refusal(700, proc)
+    assert (refusal is not None and "inside a sandbox" in refusal) is refused, refusal

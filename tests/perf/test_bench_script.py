@@ -7,6 +7,7 @@ every target got a verdict, and the file says where it ran and which baseline ea
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -46,5 +47,12 @@ def test_a_quick_run_writes_every_section(tmp_path: Path) -> None:
     targets = text.split("## Targets", 1)[1].split("\n## ", 1)[0]
     for row in ("Bash event, default config", "native guards", "64 sub-hook(s)", "Bash"):
         assert row in targets, row
-    assert "targets:" in done.stdout  # the verdicts are printed as well
-    assert "PASS" in done.stdout or "MISS" in done.stdout
+    # The verdicts are printed as well, one line a target, the same as the file's.
+    printed = done.stdout.split("\ntargets:\n", 1)[1].split("\nresults written to ", 1)[0]
+    verdicts = [re.fullmatch(r"  (PASS|MISS)  (.+)", line) for line in printed.splitlines()]
+    assert verdicts and all(verdicts), printed
+    filed = [
+        re.fullmatch(r"- (PASS|\*\*MISS\*\*): (.+)", line) for line in targets.strip().splitlines()
+    ]
+    assert all(filed), targets
+    assert [(m[1], m[2]) for m in verdicts if m] == [(m[1].strip("*"), m[2]) for m in filed if m]

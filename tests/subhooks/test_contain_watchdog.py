@@ -72,11 +72,47 @@ def test_marked_finds_the_token_among_others_and_only_it(
     assert contain.marked(token) == [mine.pid]
 
 
+def descriptors(pid: int) -> dict[int, str]:
+    """A process's open descriptors and what each names. One may close between the listing and
+    its readlink (the loader's library, for a moment after exec): then the whole listing is
+    taken again, so what is returned is one consistent look, never an error."""
+    for _ in range(100):
+        listing = os.listdir(f"/proc/{pid}/fd")  # the process itself gone: that error stands
+        try:
+            return {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in listing}
+        except FileNotFoundError:
+            continue
+    raise AssertionError(f"the descriptors of {pid} kept changing under 100 listings")
+
+
 def _watchdog_of(containment: contain.Containment) -> dict[str, Any]:
     pid = containment._watchdog
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    fds = {int(fd): os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
-    return {"session": int(fields[3]), "fds": fds}
+    return {"session": int(fields[3]), "fds": descriptors(pid)}
+
+
+def test_a_descriptor_that_closes_mid_listing_is_listed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first readlink finds its entry gone (as fd 3 of a shell whose loader just closed
+    it): the listing is taken again instead of the error escaping."""
+    real, failed = os.readlink, []
+
+    def readlink(path: str) -> str:
+        if not failed:
+            failed.append(path)
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return real(path)
+
+    # Another process: this one's own listing holds the descriptor that reads it.
+    sleeper = subprocess.Popen(["sleep", "30"], stdin=subprocess.DEVNULL)
+    try:
+        monkeypatch.setattr(os, "readlink", readlink)
+        seen = descriptors(sleeper.pid)
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    assert failed and seen[0] == os.devnull
 
 
 def test_the_watchdog_detaches_and_holds_nothing_but_its_pipe() -> None:

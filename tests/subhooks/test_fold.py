@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from bridge.subhooks.fold import Judged, fold, input_diff
@@ -64,11 +64,18 @@ def test_strictest_wins(items: list[Judged]) -> None:
     assert fold(items, {}).rank == expected
 
 
+@example([judged("yes", "allow", "looks fine")])
 @given(verdicts)
 def test_allow_never_survives(items: list[Judged]) -> None:
+    """An allow weighs nothing: the fold is the fold without it (no rank, no reason of its
+    own), and it is recorded as downgraded."""
     folded = fold(items, {})
-    assert folded.rank in ("deny", "ask", "none")
-    assert len(folded.downgraded) == sum(1 for i in items if i.verdict.kind == "allow")
+    without = fold([item for item in items if item.verdict.kind != "allow"], {})
+    assert (folded.rank, folded.reason) == (without.rank, without.reason)
+    in_config_order = sorted(items, key=lambda item: item.hook.order)
+    assert folded.downgraded == tuple(
+        item.hook.name for item in in_config_order if item.verdict.kind == "allow"
+    )
 
 
 def test_only_winning_rank_reasons_sorted() -> None:

@@ -32,13 +32,18 @@ protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...). Inline interpreter 
 -c`, `perl -e`, `node -e`, `ruby -e`, here-documents) is denied when it imports `bridge` or uses
 `runpy`, shells out to a command denied here (`subprocess.run(['ccbridge', 'run'])`), names a
 protected path literally, or can write files (`open`, `write`, `rename`, `sqlite3` ...) and
-mentions one of those pieces.
+mentions one of those pieces. Any command outside a short allow-list of readers is read by
+`bridge.guards.protect.tripwire`: its every word counts as a path it may write, the code it
+hands on (`trap`, `env -S`, `git -c core.*`, `*_EDITOR` ...) is judged as commands, and a
+program running `run`/`install`/`uninstall` is looked at on disk (a copy of ccbridge under
+another name). Git verbs are read by what they do to the work tree (`bridge.guards.protect.
+writes.git_work_tree`): paths given or implied, the whole tree for `reset --hard` or `stash`,
+and for the verbs that move HEAD when a settings file is tracked there.
 
 Not covered, by design of a text judgement: a program that computes a protected path itself
 (a script file the agent wrote and then runs, code piped into an interpreter, inline code that
-assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary), and git
-operations that rewrite tracked files from history (`git checkout BRANCH`, `git reset --hard`).
-The hard boundary is Claude Code's sandbox; see docs/guarantees.md.
+assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary).
+The hard boundary is Claude Code's sandbox; see docs/guarantees.md and docs/tripwire.md.
 """
 
 from __future__ import annotations
@@ -50,10 +55,11 @@ from bridge.guards.protect.write_target import (
     ANY_ABOVE,
     MOVERS,
     NOT_ABOVE,
+    PARENT_ABOVE,
     Target,
 )
 from bridge.paths import CC_SETTINGS_PATTERNS
-from bridge.pipeline import Execution, Guard
+from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.record import Record
 from bridge.shell.lazyre import Lazy, fnmatchcase
 from bridge.shell.syntax import (
@@ -105,10 +111,12 @@ _READERS = frozenset(
     {
         *("echo", "printf", "ls", "cat", "head", "tail", "grep", "egrep", "fgrep", "rg", "wc"),
         *("stat", "file", "test", "[", "[[", "pwd", "date", "basename", "dirname", "realpath"),
-        *("readlink", "which", "type", "diff", "cmp", "less", "more", "uniq", "cut", "tr", "du"),
+        *("readlink", "which", "type", "diff", "cmp", "more", "cut", "tr", "du", "jq", "comm"),
         *("df", "id", "whoami", "hostname", "uname", "printenv", "seq", "sleep", "true"),
         *("false", ":", "cd", "pushd", "popd", "exit", "return", "kill", "wait", "jobs", "nproc"),
-        *("tree", "md5sum", "sha256sum", "sha1sum", "od", "xxd", "hexdump", "column", "nl"),
+        *("md5sum", "sha256sum", "sha1sum", "sha512sum", "b2sum", "cksum", "od", "hexdump"),
+        *("column", "nl", "paste", "join", "fold", "fmt", "expand", "unexpand", "strings"),
+        *("getconf", "locale", "tty", "groups", "uptime", "free", "shopt", "umask", "hash"),
         *("pgrep", "ps", "env", "export", "local", "declare", "read", "shift", "set", "unset"),
     }
 )
@@ -117,6 +125,9 @@ _GIT_READERS = frozenset(
     | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
 )
 _GLOB = frozenset("*?[")
+_DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
+# Git words that make a reading verb write a file or run code (`git diff --output=F`).
+_GIT_UNREAD = ("-c", "--config-env", "--output", "-O", "--open-files-in-pager", "--ext-diff")
 _MOVES = ("cd", "pushd", "popd")
 _CODE_TOKEN_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&+]+")
 _CODE_DESTROYS = Lazy(
@@ -129,6 +140,7 @@ _CODE_WRITES = Lazy(
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _MAX_GLOB_MATCHES = 1000
+_MAX_GLOB_ENTRIES = 20_000  # directory entries one glob may read
 
 
 class _Entry(Record, frozen=True, slots=True):
@@ -281,20 +293,54 @@ class _Protection:
             ):
                 return entry.spec
             if any(entry.beneath(fixed, deep) for fixed, deep in crowded):
-                return entry.spec
+                return _Crowded(entry.spec)
         return None
 
     @staticmethod
     def _globbed(pattern: str) -> list[str]:
+        """What the shell expands a glob to now (the files it would touch exist), hidden names
+        included; more than `_MAX_GLOB_MATCHES` (the caller then judges everything below the
+        glob's fixed part) once the matches or the directory entries read pass a bound, so a
+        deep glob over a large tree answers at once."""
         if _GLOB.isdisjoint(pattern):
             return []
-        import glob  # only for a word with a glob in it: every hook call would pay otherwise
-        from itertools import islice
+        parts = pattern.split("/")
+        found = ["/" if pattern.startswith("/") else ""]
+        budget = _MAX_GLOB_ENTRIES
+        for part in parts:
+            if not part:
+                continue
+            if _GLOB.isdisjoint(part):
+                found = [posixpath.join(f, part) for f in found]
+                continue
+            grown: list[str] = []
+            for directory in found:
+                try:
+                    with os.scandir(directory or ".") as entries:
+                        for entry in entries:
+                            budget -= 1
+                            if budget < 0:
+                                return [pattern] * (_MAX_GLOB_MATCHES + 1)
+                            if fnmatchcase(entry.name, part):
+                                grown.append(posixpath.join(directory, entry.name))
+                except (OSError, ValueError):
+                    continue
+            found = grown
+            if len(found) > _MAX_GLOB_MATCHES:
+                return found
+        return [f for f in found if posixpath.lexists(f)]
 
-        try:  # the shell expands a glob to what exists now, so the files it would touch exist
-            return list(islice(glob.iglob(pattern, include_hidden=True), _MAX_GLOB_MATCHES + 1))
-        except (OSError, ValueError, RecursionError):
-            return []
+
+class _Crowded(str):
+    """An entry hit by a glob too large to expand: shown with the bound that was met."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return (
+            f"{str.__repr__(self)} (a glob past {_MAX_GLOB_MATCHES} matches or "
+            f"{_MAX_GLOB_ENTRIES} directory entries read counts as all below its fixed part)"
+        )
 
 
 def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
@@ -311,14 +357,22 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
     protection = _Protection(paths, label)
 
-    def guard(execution: Execution) -> str | None:
+    def guard(execution: Execution) -> str | Ask | None:
         if execution.tool_name in PATH_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
             script = bash_script(execution.input)
             if isinstance(script, str):
                 return script
-            return _Bash(protection, None, execution.cwd, None).judge(script, "")
+            reason = _Bash(protection, None, execution.cwd, None).judge(script, "")
+            text = str(execution.input["command"])
+            if isinstance(reason, _RunTime) and "=" in text:  # a value the line sets is known
+                from bridge.shell.variables import with_literal_values
+
+                variants = with_literal_values(script, text)
+                judged = (_Bash(protection, None, execution.cwd, None)._script(v) for v in variants)
+                reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
+            return Ask(reason) if isinstance(reason, _RunTime) else reason
         return None
 
     return guard
@@ -376,11 +430,15 @@ def self_protection_guard(
             return None
         script = bash_script(execution.input)
         if isinstance(script, str):
-            return script
+            return f"{SELF_PROTECTION}: {script}"
         text = str(execution.input.get("command", ""))
         return _Bash(writes, sealed, execution.cwd, context).judge(script, text)
 
     return guard
+
+
+class _RunTime(str):
+    """A reason about what only the run would tell: protect_paths asks, it does not deny."""
 
 
 class _Strict(Record, frozen=True, slots=True):
@@ -413,6 +471,11 @@ class _Bash:
         self.bases: tuple[str, ...] | None = (cwd,)
         self.assigned: frozenset[str] = frozenset()
         self.depth = 0
+        # What the line sets up for the commands after it, read as bash reads it (see _setup).
+        self.aliases: dict[str, str | None] = {}
+        self.cdpath: list[str] | None = []  # None: set to something only known when it runs
+        self.nocase = False
+        self.git_env: dict[str, str] = {}  # GIT_DIR/GIT_WORK_TREE the line exports
 
     def judge(self, script: Script, text: str) -> str | None:
         """The objection to a parsed command line (`text`: its source, to put variables in)."""
@@ -427,6 +490,8 @@ class _Bash:
     def _script(self, script: Script) -> str | None:
         commands = list(script.commands())
         self.assigned = self.assigned | _assigned(commands)
+        if self.strict is not None:
+            self._setup(commands)
         for command in commands:
             if command.name in _MOVES and self.bases is not None:
                 self.bases = self._moved(command, self.bases)
@@ -434,7 +499,7 @@ class _Bash:
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
                 return reason
-            for target in _written(command, self._here() or None):
+            for target in _written(command, self._here() or None, self.git_env):
                 candidates = self._resolve(target)
                 if candidates is None:
                     if self.strict is not None:
@@ -461,7 +526,7 @@ class _Bash:
                 for word in _words(command.words):
                     spec = self.writes.match(word, self.cwd, True)
                     if spec is not None:
-                        return (
+                        return _RunTime(
                             f"{self.label}: the command writes to {unknown}, which cannot be "
                             f"resolved before it runs, and `{_show(command)}` names {word}, "
                             f"which matches protected {spec!r}"
@@ -480,6 +545,11 @@ class _Bash:
         names: tuple[str, ...] = (),
     ) -> str | None:
         """The protected entry a word may hit, wherever in the line it may run."""
+        if "(" in path or (self.nocase and not _GLOB.isdisjoint(path)):
+            from bridge.guards.protect.tripwire import nocase, without_extglob
+
+            path = without_extglob(path)
+            path = nocase(path) if self.nocase and not _GLOB.isdisjoint(path) else path
         if self.bases is None:  # matched by what its own words name
             return protection.match(path, self.cwd, True, True, above, names)
         hits = (protection.match(path, base, True, False, above, names) for base in self.bases)
@@ -497,16 +567,53 @@ class _Bash:
             return None
         target = expand_home(found[0])
         cdpath = self.strict.env.get("CDPATH") if self.strict is not None else None
-        if cdpath and not target.startswith(("/", "./", "../")) and target not in (".", ".."):
+        relative = not target.startswith(("/", "./", "../")) and target not in (".", "..")
+        if relative and self.cdpath is None:
             return None
-        moved = (posixpath.normpath(posixpath.join(base, target)) for base in bases)
+        if cdpath and relative and "CDPATH" not in self.assigned:
+            return None
+        searched = [*bases, *(self.cdpath or [])] if relative else list(bases)
+        moved = (posixpath.normpath(posixpath.join(base, target)) for base in searched)
         return tuple(dict.fromkeys((*bases, *moved)))
+
+    def _setup(self, commands: list[SimpleCommand]) -> None:
+        """Aliases the line defines (Claude Code's shell expands them), `CDPATH` it sets and
+        `shopt -s nocaseglob`: each counts for every command of the line, whatever the order."""
+        for command in commands:
+            argv = command.argv
+            if command.name == "alias":
+                for i, word in enumerate(argv[1:], 1):
+                    name, equals, value = word.partition("=")
+                    if equals:
+                        self.aliases[name] = None if i in command.dynamic else value
+            elif command.name == "shopt" and "-s" in argv and "nocaseglob" in argv:
+                self.nocase = True
+            if command.name in _DECLARERS:
+                for word in command.argv[1:]:
+                    name, equals, value = word.partition("=")
+                    if equals and name in ("GIT_DIR", "GIT_WORK_TREE"):
+                        self.git_env[name] = value
+            for word in command.words:
+                if word.startswith("CDPATH="):
+                    value = word[7:]
+                    if self.cdpath is not None:
+                        if "$" in value or "`" in value:
+                            resolved = self._resolve(Target(value, True))
+                            value = resolved[0] if resolved else ""
+                            if not resolved:
+                                self.cdpath = None
+                                continue
+                        self.cdpath += [
+                            posixpath.join(self.cwd, expand_home(d)) for d in value.split(":")
+                        ]
 
     def _resolve(self, target: Target) -> list[str] | None:
         """What a target can be: itself, or with the environment's variables put in."""
         text = target.text
-        if text.startswith("~+"):
-            text = self.cwd + text[2:]
+        if text.startswith("~+") and text[2:3] in ("", "/"):  # $PWD: wherever a `cd` went
+            if self.bases is None:
+                return None
+            return [base + text[2:] for base in self.bases]
         if not target.dynamic:
             return [text]
         if self.strict is None:
@@ -564,7 +671,85 @@ class _Bash:
                         f"{label}: `{shown}` names {text}, inside ccbridge's state "
                         f"{spec!r}, which the agent may not touch"
                     )
-        return self._program(command) or self._unknown_words(command, script)
+        reason = self._program(command)
+        if reason is None and not _quick_read(command):
+            reason = self._tripwire(command, script)
+        return reason or self._unknown_words(command, script)
+
+    def _tripwire(self, command: SimpleCommand, script: Script) -> str | None:
+        """A command not on the quick allow-list: aliases, code it hands on, a copy of ccbridge,
+        and every word it may write (`bridge.guards.protect.tripwire`)."""
+        from bridge.guards.protect import tripwire
+
+        assert self.strict is not None
+        shown = _show(command)
+        if command.argv and command.argv[0] in self.aliases:
+            value = self.aliases[command.argv[0]]
+            if value is None or self.depth > 4:
+                return self._runtime_code(command, script, f"alias {command.argv[0]}")
+            import shlex
+
+            reason = self._code(f"{value} {shlex.join(command.argv[1:])}")
+            if reason is not None:
+                reason = reason.removeprefix(self.label + ": ")
+                return f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {reason}"
+            return None  # what the alias stands for was judged in full
+        copy = tripwire.runs_a_copy(command, self._here(), self.strict.env)
+        if copy is not None:
+            return (
+                f"{self.label}: `{shown}` may run ccbridge under another name ({copy}); the "
+                "agent may not run `ccbridge run`, `install` or `uninstall`"
+            )
+        for what, code in tripwire.codes(command, _assignments(command)):
+            if code is None or self.depth > 4:
+                if reason := self._runtime_code(command, script, what):
+                    return reason
+                continue
+            reason = self._code(code)
+            if reason is not None:  # (a reason of a nested command names that command)
+                prefixed = reason.startswith(self.label)
+                return reason if prefixed else f"{self.label}: `{shown}` runs {what}: {reason}"
+        if tripwire.read_only(command):
+            return None
+        name = command.name
+        modeled = _READ_CLOSELY | SCRIPTED | WRITERS | tripwire.MODELED
+        whole = not tripwire.git_modeled(command) if name == "git" else name not in modeled
+        inline = _code_texts(command)  # read as code by _program and _written
+        found = list(tripwire.loose_words(command, whole, inline))
+        found += tripwire.written_by_model(command)
+        level = NOT_ABOVE if name in tripwire.CREATORS else PARENT_ABOVE
+        for text, dynamic in found:
+            candidates = self._resolve(Target(text, dynamic)) if dynamic else [text]
+            for path in candidates or ():
+                spec = self._hit(self.writes, path, level)
+                if spec is not None:
+                    return (
+                        f"{self.label}: `{shown}` may write to {path}, which matches protected "
+                        f"{spec!r} ({name or 'the command'} is not known to only read)"
+                    )
+        return None
+
+    def _code(self, code: str) -> str | None:
+        self.depth += 1
+        try:
+            parsed = parse(code)
+            if isinstance(parsed, Unparseable):
+                return f"cannot read it ({parsed.reason})"
+            return self.judge(parsed, code)
+        finally:
+            self.depth -= 1
+
+    def _runtime_code(self, command: SimpleCommand, script: Script, what: str) -> str | None:
+        """Code only known when it runs: a possible write, in a line naming protected bits."""
+        assert self.strict is not None
+        text = _source(script)
+        hint = next((name for name in sorted(self.strict.names) if name in text), None)
+        if hint is None:
+            return None
+        return (
+            f"{self.label}: cannot tell what `{_show(command)}` runs through {what}: its code is "
+            f"only known when it runs, in a command line that mentions {hint}"
+        )
 
     def _program(self, command: SimpleCommand) -> str | None:
         """The code an interpreter runs: unknown, or touching what is protected."""
@@ -631,6 +816,36 @@ class _Bash:
             f"{self.label}: cannot tell what `{_show(command)}` does with {unknown}, which is "
             f"only known when it runs, in a command line that mentions {hint}"
         )
+
+
+def _quick_read(command: SimpleCommand) -> bool:
+    """Whether a command surely only reads: an allow-listed name (or a reading git verb) with
+    no assignment, wrapper or option in front that could hand it code or an output file."""
+    if len(command.words) != len(command.argv):
+        return False
+    if command.name == "git":
+        return (
+            _git_reads(command)
+            and not any(w.startswith(_GIT_UNREAD) for w in command.argv)
+            and "config" not in command.argv[1:3]
+        )
+    if command.name in _DECLARERS:
+        return not any("=" in w for w in command.argv[1:])
+    return command.name in _READERS and command.name not in ("env", "export")
+
+
+def _assignments(command: SimpleCommand) -> dict[str, str | None]:
+    """Variables set for (or by) the command: NAME=VALUE in front of it, behind a wrapper
+    (`env X=1`), or as arguments of export/declare; None when the value is computed."""
+    words = command.words[: len(command.words) - len(command.argv)]
+    if command.name in _DECLARERS:
+        words = command.argv[1:]
+    found: dict[str, str | None] = {}
+    for word in words:
+        name, equals, value = word.partition("=")
+        if equals and name.replace("_", "a").isalnum() and not name[:1].isdigit():
+            found[name] = None if ("$" in value or "`" in value) else value
+    return found
 
 
 def _source(script: Script) -> str:
@@ -716,7 +931,9 @@ def _show(command: SimpleCommand) -> str:
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
-def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+def _written(
+    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str] | None = None
+) -> Iterator[Target]:
     """Paths the command may write: redirections, and the words of writing commands (`cwd`:
     where the agent's command runs, None when a `cd` made it unknown)."""
     yield from (Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
@@ -724,7 +941,7 @@ def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     name = command.name
     if name in _READ_CLOSELY or (name == "git" and not _git_reads(command)):
         if name != "find" or _writes_files(command):
-            yield from _read_closely(command, cwd)
+            yield from _read_closely(command, cwd, git_env or {})
     elif _writes_files(command):
         for i, word in enumerate(argv[1:], 1):
             yield from (Target(w, i in dynamic) for w in _words((word,)))
@@ -744,7 +961,9 @@ def _written(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     )
 
 
-def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+def _read_closely(
+    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str]
+) -> Iterator[Target]:
     """What a copy, move, find, extraction or patch writes: `bridge.guards.protect.writes`, loaded
     only for a line holding one (most lines write nothing)."""
     from bridge.guards.protect import writes
@@ -757,7 +976,7 @@ def _read_closely(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
     elif name in EXTRACTORS:
         yield from writes.extracted(command)
     else:  # git (a subcommand that may write), patch
-        yield from writes.patched(command, cwd)
+        yield from writes.patched(command, cwd, git_env)
 
 
 def _code_texts(command: SimpleCommand) -> tuple[str, ...]:

@@ -18,7 +18,7 @@ from bridge.shell.syntax import pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from bridge.shell.syntax import SimpleCommand
 
@@ -179,21 +179,18 @@ def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None
     return None
 
 
-def patched(command: SimpleCommand, cwd: str | None) -> Iterator[Target]:
+def patched(
+    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str] | None = None
+) -> Iterator[Target]:
     """git apply/am, patch: the files the patch names (read now), else the whole directory.
     Other git commands: the paths they are given to check out, restore, remove or clean."""
     argv, name = command.argv, command.name
     i = skip_options(argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
     sub = argv[i] if name == "git" and i < len(argv) else ""
     if name == "git" and sub not in ("apply", "am"):
-        if sub in ("checkout", "restore", "rm", "mv", "clean", "stash", "reset"):
-            paths = [w for w in argv[i + 1 :] if not w.startswith("-")]
-            if _DRY_RUNS & set(argv):
-                return
-            if sub == "clean" and not paths:
-                yield Target(".", False, ANY_ABOVE)
-            if "--" in argv or sub in ("rm", "mv", "restore", "clean"):
-                yield from (Target(w, False, ANY_ABOVE) for w in paths)
+        yield from git_work_tree(command, cwd, git_env or {})
+        return
+    if name == "git" and "--cached" in argv:  # `git apply --cached`: the index only
         return
     if (_DRY_RUNS if name == "git" else {"--dry-run"}) & set(argv):
         return
@@ -272,3 +269,178 @@ def script_outputs(command: SimpleCommand) -> Iterator[Target]:
                 yield Target(written, literal is None, NOT_ABOVE)
         if inplace:
             yield from (Target(w, k in command.dynamic) for k, w in enumerate(command.argv))
+
+
+# Git verbs by what they do to the work tree. Index-only forms (`restore --staged`, `reset`
+# without --hard/--merge/--keep, `rm --cached`) and dry runs change no file.
+_GIT_PATH_VERBS = frozenset({"checkout", "restore", "rm", "mv", "clean", "checkout-index"})
+_GIT_MOVING_VERBS = frozenset(
+    {"switch", "merge", "rebase", "cherry-pick", "revert", "pull", "am", "bisect"}
+)  # they move HEAD and rewrite the tracked files that differ
+GIT_MODELED = _GIT_PATH_VERBS | _GIT_MOVING_VERBS | {"reset", "stash", "read-tree", "worktree"}
+GIT_MODELED |= {"sparse-checkout", "apply", "am"}
+_GIT_DRY = {"clean": ("-n", "--dry-run"), "rm": ("-n", "--dry-run"), "mv": ("-n", "--dry-run")}
+_GIT_VALUES = frozenset(
+    {"-b", "-B", "-c", "-C", "--orphan", "-s", "--source", "-m", "--message", "-e", "--exclude"}
+    | {"--conflict", "--pathspec-from-file", "--prefix", "-X", "--strategy-option", "--onto"}
+)
+_TRACKED_MARKS = (b".claude/settings", b".claude/ccbridge", b"ccbridge/")
+
+
+def git_work_tree(
+    command: SimpleCommand, cwd: str | None, assigned: Mapping[str, str]
+) -> Iterator[Target]:
+    """What a git command may rewrite in a work tree: the paths it is given (`.` and the
+    directories above included), the whole tree for `reset --hard`, `stash`, `checkout -f`,
+    `checkout-index -a`, and for the verbs that move HEAD (checkout/switch of a branch, merge,
+    rebase, pull ...) when a ccbridge file is tracked there (they may bring another commit's
+    version of it). `-C`, `--git-dir`, `--work-tree` and GIT_DIR/GIT_WORK_TREE are followed."""
+    argv = command.argv
+    words = dict(w.split("=", 1) for w in command.words if "=" in w and w[:1].isupper())
+    git_dir = words.get("GIT_DIR", assigned.get("GIT_DIR"))
+    work_tree = words.get("GIT_WORK_TREE", assigned.get("GIT_WORK_TREE"))
+    relative = ""  # where `-C` went, relative to where the command runs
+    i = 1
+    while i < len(argv) and argv[i].startswith("-"):
+        option, equals, value = argv[i].partition("=")
+        if option in ("-C", "--git-dir", "--work-tree", "-c", "--namespace") and not equals:
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+            i += 1
+        if option == "-C":
+            relative = posixpath.join(relative, value)
+        elif option == "--git-dir":
+            git_dir = value
+        elif option == "--work-tree":
+            work_tree = value
+        i += 1
+    verb, rest = (argv[i], argv[i + 1 :]) if i < len(argv) else ("", ())
+    paths, whole = _git_paths(verb, rest)
+    if paths is None:
+        return
+    if "$" in (work_tree or "") + (git_dir or "") + relative:
+        yield Target(".", True, ANY_ABOVE)  # where it works is only known when it runs
+        return
+    if work_tree is not None:
+        work_tree = posixpath.join(relative, posixpath.expanduser(work_tree))
+    for path in paths:
+        yield Target(posixpath.join(relative, path) if relative else path, False, ANY_ABOVE)
+        if work_tree is not None:  # pathspecs outside the cwd are taken from the work tree
+            yield Target(posixpath.join(work_tree, path), False, ANY_ABOVE)
+    if not whole:
+        return
+    here = posixpath.join(cwd, relative) if cwd else None
+    if here is None:  # after a `cd`: the tree is wherever the line may be
+        yield Target(work_tree or relative or ".", False, ANY_ABOVE)
+        return
+    if git_dir is not None:
+        git_dir = posixpath.join(here, posixpath.expanduser(git_dir))
+    top = posixpath.join(here, work_tree) if work_tree else (here if git_dir else _toplevel(here))
+    if top is not None and (whole == "all" or _tracked(top, git_dir)):
+        yield Target(top, False, ANY_ABOVE)
+
+
+def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]:
+    """The paths a verb writes (None: none) and whether it also rewrites the whole tree
+    ("all"), the tracked files that differ from another commit ("moved"), or neither ("")."""
+    if verb in _GIT_DRY and any(w in _GIT_DRY[verb] or w.startswith("-n") for w in rest):
+        return None, ""
+    flags = {w for w in rest if w.startswith("-")}
+    operands, after_dashes = [], False
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+        elif after_dashes:
+            operands.append(word)
+        elif word == "--":
+            after_dashes = True
+        elif word.startswith("-"):
+            skip = word in _GIT_VALUES
+        else:
+            operands.append(word)
+    force = bool(flags & {"-f", "--force", "--discard-changes", "-m", "--merge", "--hard"})
+    if verb == "restore":
+        short = "".join(f[1:] for f in flags if f[1:2] != "-")
+        staged = "--staged" in flags or "S" in short
+        worktree = "--worktree" in flags or "W" in short
+        return (None, "") if staged and not worktree else (operands, "")
+    if verb == "rm":
+        return (None, "") if "--cached" in flags else (operands, "")
+    if verb in ("mv", "clean"):
+        return operands or ["."], ""
+    if verb == "checkout-index":  # `--prefix=D/` writes the files under D
+        prefixes = [f.split("=", 1)[1] for f in flags if f.startswith("--prefix=")]
+        prefixes += [b for a, b in pairs(rest) if a == "--prefix"]
+        return [*operands, *prefixes], "all" if flags & {"-a", "--all"} else ""
+    if verb == "checkout":
+        created = any(f in ("-b", "-B", "--orphan") or f.startswith(("-b", "-B")) for f in flags)
+        if created and len(operands) <= 1 and "--" not in rest:
+            return [], ""  # a new branch at HEAD: no file changes
+        return operands, "all" if force else "moved"
+    if verb == "reset":
+        if flags & {"--hard", "--merge", "--keep"}:
+            return [], "all"
+        return None, ""  # --soft, --mixed, paths: the index only
+    if verb == "stash":
+        sub = operands[0] if operands else "push"
+        if sub in ("list", "show", "drop", "clear", "create", "store"):
+            return None, ""
+        if sub in ("push", "save") or sub not in ("pop", "apply", "branch"):
+            paths = operands[1:] if operands[:1] in (["push"], ["save"]) else operands
+            return (paths, "") if "--" in rest and paths else ([], "all")
+        return [], "all"
+    if verb == "read-tree":
+        return ([], "all") if "-u" in flags else (None, "")
+    if verb == "worktree":
+        return (operands[1:2] if operands[:1] in (["add"], ["remove"], ["move"]) else []), ""
+    if verb == "sparse-checkout":
+        return [], "all" if operands[:1] in (["set"], ["add"], ["init"], ["reapply"]) else ""
+    if verb == "switch":
+        created = any(f in ("-c", "-C", "--create", "--force-create", "--orphan") for f in flags)
+        created = created or any(f.startswith(("-c", "-C")) for f in flags)
+        if created and len(operands) <= 1:
+            return [], ""
+        return [], "all" if force else "moved"
+    if verb in _GIT_MOVING_VERBS:
+        return [], "moved"
+    return None, ""
+
+
+def _toplevel(base: str) -> str | None:
+    """The work tree holding `base`: the nearest directory above it with a `.git`."""
+    here = posixpath.normpath(base)
+    for _ in range(64):
+        if posixpath.lexists(posixpath.join(here, ".git")):
+            return here
+        if here in ("/", ""):
+            return None
+        here = posixpath.dirname(here)
+    return None
+
+
+def _tracked(top: str, git_dir: str | None) -> bool:
+    """Whether the index of the work tree at `top` may list a ccbridge or Claude Code settings
+    file (any mention counts; an index that cannot be read whole counts too)."""
+    if git_dir is None:
+        dot = posixpath.join(top, ".git")
+        git_dir = dot
+        if posixpath.isfile(dot):
+            try:
+                with open(dot) as file:
+                    line = file.read(4096).strip()
+            except OSError:
+                return True
+            git_dir = posixpath.join(top, line.removeprefix("gitdir:").strip())
+    try:
+        with open(posixpath.join(git_dir, "index"), "rb") as file:
+            data = file.read(MAX_INDEX_BYTES + 1)
+    except FileNotFoundError:
+        return False  # nothing tracked yet
+    except OSError:
+        return True
+    if len(data) > MAX_INDEX_BYTES or data[4:8] == b"\0\0\0\x04":  # v4 compresses the names
+        return True
+    return any(mark in data for mark in _TRACKED_MARKS)
+
+
+MAX_INDEX_BYTES = 64 << 20

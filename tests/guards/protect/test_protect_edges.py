@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge.guards.protect import protect, write_target, writes
-from bridge.pipeline import Execution
+from bridge.pipeline import Ask, Execution
 
 
 @pytest.mark.parametrize(
@@ -40,13 +40,13 @@ def test_glob_components_match_whole_paths(
 GUARD = protect.protected_paths_guard(["/p/d/e/f"])
 
 
-def judged(command: str, cwd: str = "/p") -> str | None:
+def judged(command: str, cwd: str = "/p") -> str | Ask | None:
     return GUARD(Execution.create("Bash", {"command": command}, cwd=cwd))
 
 
 def denied(command: str) -> str:
     reason = judged(command)
-    assert reason is not None, command
+    assert isinstance(reason, str), command
     return reason
 
 
@@ -348,7 +348,7 @@ def test_a_patch_that_is_not_utf8_is_still_read(tmp_path: Path, named: str) -> N
     ("command", "denied_"),
     [
         ("git checkout -- d/e/f", True),
-        ("git checkout d/e/f", False),  # a branch of that name, as far as text can tell
+        ("git checkout d/e/f", True),  # no branch of that name: git restores the path
         ("git restore d/e/f", True),
         ("git rm d/e/f", True),
         ("git rm -n d/e/f", False),
@@ -357,7 +357,8 @@ def test_a_patch_that_is_not_utf8_is_still_read(tmp_path: Path, named: str) -> N
         ("git clean -fd", True),  # all of `.`
         ("git clean -n", False),
         ("git clean -f /tmp", False),
-        ("git reset -- d/e/f", True),
+        ("git reset -- d/e/f", False),  # the index entry only (git-reset(1)): no file changes
+        ("git reset --hard", False),  # the whole tree, but /p is no work tree
         ("git -C /p checkout -- d/e/f", True),
         ("git stash", False),
         ("git status", False),
@@ -1229,8 +1230,8 @@ def test_a_glob_beside_an_unknown_target_is_expanded(tmp_path: Path) -> None:
     (tmp_path / "secret").write_text("", encoding="utf-8")
     guard = protect.protected_paths_guard([str(tmp_path / "secret")])
     command = f"echo {tmp_path}/sec* | tee $OUT"
-    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
-    assert reason is not None and f"names {tmp_path}/sec*, " in reason
+    verdict = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert isinstance(verdict, Ask) and f"names {tmp_path}/sec*, " in verdict.reason
 
 
 def test_an_unknown_target_in_a_line_naming_nothing_protected_passes() -> None:
@@ -1238,7 +1239,9 @@ def test_an_unknown_target_in_a_line_naming_nothing_protected_passes() -> None:
 
 
 def test_an_unknown_target_in_backticks_is_unknown() -> None:
-    assert denied("cat d/e/f | tee `cat n`") == (
+    verdict = judged("cat d/e/f | tee `cat n`")
+    assert isinstance(verdict, Ask)  # the target is only known at run time: a question
+    assert verdict.reason == (
         "protected path: the command writes to `cat n`, which cannot be resolved before it runs, "
         "and `cat d/e/f` names d/e/f, which matches protected '/p/d/e/f'"
     )

@@ -1,4 +1,6 @@
-"""The model stand-in itself, spoken to over loopback HTTP (no Claude Code needed)."""
+"""Checks of the test harness, not of ccbridge: the model stand-in (tests/e2e/model_stub.py)
+itself, spoken to over loopback HTTP (no Claude Code and no ccbridge run). The e2e tests of
+ccbridge trust its script and its recorded requests; these keep that trust earned."""
 
 from __future__ import annotations
 

@@ -1,4 +1,12 @@
-"""Prove the harness on plain Claude Code: a sub-hook registered directly in CC's settings."""
+"""Checks of the test harness and of Claude Code itself, not of ccbridge (no ccbridge runs here).
+
+A hook is registered directly in CC's settings, as without ccbridge, and CC's own behaviour is
+observed through the harness (the model stand-in, the project's marker file, the recorded
+requests): a deny and an exit 2 block, an exit 1 fails open (the row of
+/work/shared/spec/cc-hooks-protocol.md section 5 that ccbridge exists to close), CC's rules
+alone allow or refuse. They prove the harness can see a block and a run, so the e2e tests of
+ccbridge that use it can fail; a failure here means the harness or Claude Code changed.
+"""
 
 from __future__ import annotations
 

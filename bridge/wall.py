@@ -1,0 +1,360 @@
+"""The wall: Claude Code's sandbox (and its own file-tool deny rules) around what ccbridge must
+keep. Judging command text cannot keep the agent away from files it can write; the kernel can.
+
+What must be kept from the agent (`protected`): every ccbridge config layer, CC's settings
+files, ccbridge's state and cache directories, the plugin and mod directories CC loads code
+from, and every script a configured sub-hook runs; the seal key and the audit log must not be
+readable either. The wall is up (`judge`) when the CC settings in force, all layers merged as CC
+merges them, run Bash in the sandbox with no way out (`enabled`, `failIfUnavailable`, no
+`allowUnsandboxedCommands`, no `excludedCommands`), every protected path is in
+`sandbox.filesystem.denyWrite` and in an `Edit(...)` deny rule (the file tools run outside the
+sandbox: measured with CC 2.1.332, a `denyWrite` path stays writable for the Write tool, an
+`Edit(//path)` rule refuses it), and the key and the audit log are in `denyRead`.
+`failIfUnavailable` is what lets the settings stand for the sandbox itself: where bubblewrap
+cannot start, CC 2.1.332 refuses to start at all (without it, CC runs every command unsandboxed
+with a warning; both measured), so no command runs outside the wall. `ccbridge doctor`
+still runs bubblewrap once to say so before a session finds out.
+
+Imported only off the hot path: when a config is compiled, by install, doctor and explain.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import sys
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bridge import paths
+
+WALL = "wall"
+TRIPWIRE = "tripwire"
+PLUGIN_DIRS = ("plugins", "dev-mods")  # under ~/.claude: code CC loads (plugins, mods)
+SYSTEM_ROOTS = ("/usr/", "/bin/", "/sbin/", "/lib", "/etc/", "/opt/", "/proc/", "/dev/")
+SCALARS = {"enabled": True, "failIfUnavailable": True, "allowUnsandboxedCommands": False}
+
+
+@dataclass
+class Protected:
+    """Absolute paths the agent must not write (`write`) and must not read (`read`)."""
+
+    write: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+
+
+def _add(into: list[str], items: Iterable[str]) -> None:
+    for item in items:
+        cleaned = paths._clean(item)
+        if cleaned not in into:
+            into.append(cleaned)
+
+
+def hook_scripts(
+    hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
+) -> list[str]:
+    """The files a configured sub-hook runs, as the hook commands name them: the exec form's
+    command and its path-like arguments, a shell command's path-like words (after CC's
+    `${CLAUDE_PROJECT_DIR}` placeholder), relative ones taken from the project (CC runs hooks
+    there). System directories are read-only for sandboxed commands anyway."""
+    from bridge.subhooks.runner import substitute
+
+    env = {**env, "CLAUDE_PROJECT_DIR": project}
+    found: list[str] = []
+    for specs in hooks.values():
+        for spec in specs:
+            command = substitute(spec.command or "", env)
+            if spec.args is not None:
+                words = [command, *(substitute(arg, env) for arg in spec.args)]
+            else:
+                try:
+                    words = shlex.split(command, comments=True)
+                except ValueError:
+                    words = command.split()
+            for word in words:
+                name, equals, value = word.partition("=")
+                word = value if equals and name.isidentifier() else word
+                if "/" not in word or any(c in word for c in "$`*?["):
+                    continue
+                if word == "~" or word.startswith("~/"):
+                    word = os.path.join(paths._home(env), word[2:])
+                absolute = word if word.startswith("/") else os.path.join(project, word)
+                absolute = os.path.normpath(absolute)
+                if not absolute.startswith(SYSTEM_ROOTS):
+                    _add(found, [absolute])
+    return found
+
+
+settings_layers = paths.settings_layers
+
+
+def protected(
+    env: Mapping[str, str],
+    project: str,
+    hooks: Mapping[str, Sequence[Any]] = {},
+    audit_path: str | None = None,
+) -> Protected:
+    home = paths._home(env)
+    user_claude = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
+    state, cache = paths.state_dir(env), paths.cache_dir(env)
+    result = Protected()
+    _add(result.write, paths.config_layers(env, project))
+    if env.get(paths.CONFIG_ENV):
+        _add(result.write, [os.path.abspath(env[paths.CONFIG_ENV])])
+    _add(result.write, settings_layers(env, project)[:4])
+    _add(result.write, [state, cache])
+    _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
+    _add(result.write, hook_scripts(hooks, env, project))
+    audit = audit_path or os.path.join(state, "audit.jsonl")
+    _add(
+        result.read,
+        [os.path.join(state, "cache.key"), audit, *(f"{audit}.{n}" for n in (1, 2, 3, 4, 5))],
+    )
+    return result
+
+
+# --- reading the settings in force ------------------------------------------------------------
+
+
+@dataclass
+class InForce:
+    """The sandbox settings and file-tool deny rules of all CC settings layers, merged as CC
+    merges them: scalars of a more specific file override, lists add up."""
+
+    enabled: bool = False
+    fail_if_unavailable: bool = False
+    allow_unsandboxed: bool = True  # CC's default: the model may ask to leave the sandbox
+    excluded: list[str] = field(default_factory=list)
+    allow_write: list[str] = field(default_factory=list)
+    deny_write: list[str] = field(default_factory=list)
+    deny_read: list[str] = field(default_factory=list)
+    edit_denied: list[str] = field(default_factory=list)
+    read_denied: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)  # the layers that exist
+
+
+def _entry(entry: str, home: str, base: str) -> str:
+    if entry == "~" or entry.startswith("~/"):
+        return paths._clean(os.path.join(home, entry[2:]))
+    if entry.startswith("/"):
+        return paths._clean("/" + entry.lstrip("/"))  # `//x` and `/x` are both absolute
+    return paths._clean(os.path.join(base, entry))
+
+
+def _rule_path(rule: str, tool: str, home: str, base: str) -> str | None:
+    """The path of a `Tool(path)` permission rule, with a trailing `/**` taken as the subtree."""
+    if not (rule.startswith(tool + "(") and rule.endswith(")")):
+        return None
+    inner = rule[len(tool) + 1 : -1]
+    inner = inner[:-3] if inner.endswith("/**") else inner
+    if inner.startswith("//"):
+        return paths._clean(inner[1:])
+    if any(c in inner for c in "*?[{"):
+        return None
+    return _entry(inner, home, base) if inner else None
+
+
+def _load(path: str) -> Mapping[str, Any] | None:
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def in_force(files: Sequence[str], home: str, project: str) -> InForce:
+    result = InForce()
+    for path in files:
+        data = _load(path)
+        if data is None:
+            continue
+        result.files.append(path)
+        section = data.get("sandbox")
+        section = section if isinstance(section, dict) else {}
+        for key, attribute in (
+            ("enabled", "enabled"),
+            ("allowUnsandboxedCommands", "allow_unsandboxed"),
+            ("failIfUnavailable", "fail_if_unavailable"),
+        ):
+            if isinstance(section.get(key), bool):
+                setattr(result, attribute, section[key])
+        excluded = section.get("excludedCommands")
+        result.excluded += [str(item) for item in excluded] if isinstance(excluded, list) else []
+        filesystem = section.get("filesystem")
+        filesystem = filesystem if isinstance(filesystem, dict) else {}
+        for key, into in (
+            ("allowWrite", result.allow_write),
+            ("denyWrite", result.deny_write),
+            ("denyRead", result.deny_read),
+        ):
+            entries = filesystem.get(key)
+            if isinstance(entries, list):
+                into += [_entry(str(entry), home, project) for entry in entries]
+        permissions = data.get("permissions")
+        deny = permissions.get("deny") if isinstance(permissions, dict) else None
+        for rule in deny if isinstance(deny, list) else ():
+            for tool, into in (("Edit", result.edit_denied), ("Read", result.read_denied)):
+                found = _rule_path(str(rule), tool, home, project)
+                if found is not None:
+                    into.append(found)
+    return result
+
+
+def _under(path: str, roots: Iterable[str]) -> bool:
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def missing_programs() -> list[str]:
+    """What the Linux sandbox needs and cannot be found (Seatbelt is part of macOS)."""
+    if not sys.platform.startswith("linux"):
+        return []
+    return [program for program in ("bwrap", "socat") if shutil.which(program) is None]
+
+
+def gaps(settings: InForce, keep: Protected) -> Iterator[str]:
+    """What stands between these settings and the wall, each with its fix."""
+    if not settings.enabled:
+        yield "Claude Code's sandbox is off for Bash (set sandbox.enabled: true)"
+    if not settings.fail_if_unavailable:
+        yield (
+            "where the sandbox cannot start, Bash commands run without it "
+            "(set sandbox.failIfUnavailable: true)"
+        )
+    if settings.allow_unsandboxed:
+        yield (
+            "the model may ask to run a command outside the sandbox "
+            "(set sandbox.allowUnsandboxedCommands: false)"
+        )
+    if settings.excluded:
+        yield "excludedCommands run outside the sandbox: " + ", ".join(settings.excluded)
+    for path in keep.write:
+        if not _under(path, settings.deny_write):
+            yield f"{path} is not in sandbox.filesystem.denyWrite"
+        if not _under(path, settings.edit_denied):
+            yield f"{path} has no Edit(/{path}) deny rule (the file tools run outside the sandbox)"
+    for path in keep.read:
+        if not _under(path, settings.deny_read):
+            yield f"{path} is not in sandbox.filesystem.denyRead"
+    if sys.platform not in ("darwin",) and not sys.platform.startswith("linux"):
+        yield f"Claude Code has no sandbox on {sys.platform}"
+    for program in missing_programs():
+        yield f"{program} is not installed (apt-get install bubblewrap socat)"
+
+
+def judge(
+    env: Mapping[str, str],
+    project: str,
+    hooks: Mapping[str, Sequence[Any]] = {},
+    audit_path: str | None = None,
+) -> tuple[str, list[str]]:
+    """(`wall` or `tripwire`, what is missing for the wall)."""
+    keep = protected(env, project, hooks, audit_path)
+    settings = in_force(settings_layers(env, project), paths._home(env), project)
+    missing = list(gaps(settings, keep))
+    return (TRIPWIRE if missing else WALL), missing
+
+
+# --- writing it into a settings file, and taking exactly that out again -------------------------
+
+
+def _rule(tool: str, path: str, directory: bool) -> str:
+    return f"{tool}(/{path}/**)" if directory else f"{tool}(/{path})"
+
+
+def is_directory_entry(path: str, env: Mapping[str, str]) -> bool:
+    own = {paths.state_dir(env), paths.cache_dir(env)}
+    return path in own or os.path.basename(path) in PLUGIN_DIRS or os.path.isdir(path)
+
+
+def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
+    """The list entries the wall needs: denyWrite, denyRead and permission deny rules."""
+    rules = [_rule("Edit", path, is_directory_entry(path, env)) for path in keep.write]
+    rules += [_rule("Read", path, False) for path in keep.read]
+    return {"denyWrite": list(keep.write), "denyRead": list(keep.read), "deny": rules}
+
+
+def put_up(
+    data: Mapping[str, Any], keep: Protected, env: Mapping[str, str]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`data` (a settings file's JSON) with the wall added, and a record of exactly what was
+    added or changed, for `take_down`."""
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    if not isinstance(out.get("sandbox", {}), dict):
+        raise ValueError("`sandbox` in the settings file is not an object")
+    sandbox = out.setdefault("sandbox", {})
+    added: dict[str, Any] = {"created": [], "scalars": {}, "lists": {}}
+    if "sandbox" not in data:
+        added["created"].append("sandbox")
+    for key, value in SCALARS.items():
+        if sandbox.get(key) != value:
+            added["scalars"][key] = sandbox.get(key)  # None: it was absent
+            sandbox[key] = value
+    wanted = additions(keep, env)
+    if not isinstance(sandbox.get("filesystem", {}), dict):
+        raise ValueError("`sandbox.filesystem` in the settings file is not an object")
+    if "filesystem" not in sandbox:
+        added["created"].append("sandbox.filesystem")
+    filesystem = sandbox.setdefault("filesystem", {})
+    if not isinstance(out.get("permissions", {}), dict):
+        raise ValueError("`permissions` in the settings file is not an object")
+    if "permissions" not in out:
+        added["created"].append("permissions")
+    permissions = out.setdefault("permissions", {})
+    for key, container in (
+        ("denyWrite", filesystem),
+        ("denyRead", filesystem),
+        ("deny", permissions),
+    ):
+        current = container.get(key, [])
+        if not isinstance(current, list):
+            raise ValueError(f"`{key}` in the settings file is not a list")
+        new = [item for item in wanted[key] if item not in current]
+        if not new:
+            continue
+        if key not in container:
+            added["created"].append(key)
+        container[key] = [*current, *new]
+        added["lists"][key] = new
+    return out, added
+
+
+def _object(data: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def take_down(data: Mapping[str, Any], added: Mapping[str, Any]) -> dict[str, Any]:
+    """`data` without what `put_up` added: its list entries out, its scalars back to what they
+    were (absent where they were absent), the containers it created removed when empty."""
+    out: dict[str, Any] = json.loads(json.dumps(data))
+    sandbox, permissions = _object(out, "sandbox"), _object(out, "permissions")
+    filesystem = _object(sandbox, "filesystem")
+    for key, previous in dict(added.get("scalars", {})).items():
+        if sandbox.get(key) != SCALARS.get(key):
+            continue  # changed since install: the user's value stays
+        if previous is None:
+            sandbox.pop(key, None)
+        else:
+            sandbox[key] = previous
+    created = set(added.get("created", []))
+    for key, container in (
+        ("denyWrite", filesystem),
+        ("denyRead", filesystem),
+        ("deny", permissions),
+    ):
+        entries = dict(added.get("lists", {})).get(key, [])
+        if isinstance(container.get(key), list):
+            container[key] = [item for item in container[key] if item not in entries]
+            if not container[key] and key in created:
+                container.pop(key)
+    if "sandbox.filesystem" in created and filesystem == {} and "filesystem" in sandbox:
+        sandbox.pop("filesystem")
+    if "sandbox" in created and sandbox == {} and "sandbox" in out:
+        out.pop("sandbox")
+    if "permissions" in created and permissions == {} and "permissions" in out:
+        out.pop("permissions")
+    return out
