@@ -14,10 +14,20 @@ from pathlib import Path
 
 import pytest
 
-from .harness import ccbridge_executable, run_claude
+from .harness import (
+    ccbridge_executable,
+    claude_binary,
+    claude_cache,
+    pinned_versions,
+    run_claude,
+    version_tuple,
+)
 from .hook_scripts import MARKER, TOUCH_MARKER, command_handler, hooks_block
 from .model_stub import Turn
 
+# Mods exist from 2.1.287 and onFailure from 2.1.295 (the drop-in requires it): older pinned
+# versions have no row here.
+MOD_VERSIONS = [v for v in pinned_versions() if version_tuple(v) >= (2, 1, 295)]
 DOC = Path(__file__).resolve().parents[2] / "docs" / "e2e-matrix.md"
 
 MODS = {
@@ -153,7 +163,11 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
 @pytest.mark.e2e
 @pytest.mark.parametrize("mod", [None, "deny", "allow", "throw"])
 @pytest.mark.parametrize("registration", ["project", "managed"])
-def test_which_deny_holds(claude: Path, tmp_path: Path, registration: str, mod: str | None) -> None:
+@pytest.mark.parametrize("version", MOD_VERSIONS)
+def test_which_deny_holds(tmp_path: Path, version: str, registration: str, mod: str | None) -> None:
+    claude = claude_binary(version)
+    if claude is None:
+        pytest.skip(f"Claude Code {version} is not in {claude_cache()}: run scripts/fetch-clients")
     seen = measure(claude, tmp_path, registration, mod)
     ran, reason = EXPECTED[(registration, mod)]
     assert seen["audit"], seen  # ccbridge ran (and recorded its deny) in every row
