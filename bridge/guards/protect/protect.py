@@ -736,7 +736,9 @@ class _Bash:
         if not interpreter(command.argv):
             return False
         source = program(command.argv, command.redirects)
-        if source is None or source.kind != "inline":
+        if source is None:
+            return False  # `bash -n`: a syntax check runs nothing
+        if source.kind != "inline":
             return True  # the program itself may be one of the arguments
         if interpreter(command.argv) in SHELLS:
             return False  # parsed into `nested`: its commands are judged with `$1` unknown

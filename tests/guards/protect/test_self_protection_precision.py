@@ -47,6 +47,7 @@ PASS = [
     "xargs -0 sh -c 'cat'",
     "find src -type f | sort | xargs -n1 sh -c 'wc -l \"$1\"' _",
     "echo ok | xargs python -c 'print(\"ok\")'",
+    "find src -type f -print0 | xargs -0 -n1 -P4 bash -n",
     # unzip's listings, tests, comment and help
     "unzip -l archive.zip",
     "unzip -lq archive.zip",
@@ -81,6 +82,8 @@ REFUSED = [
     "echo .claude | xargs rm -rf",
     "echo .claude | xargs -n1 sh -c 'rm -rf \"$1\"' _",
     "ls | xargs python3",
+    "ls | xargs bash",
+    "ls | xargs bash -x",
     "ls | xargs python3 -c 'import sys, os; os.remove(sys.argv[1])'",
     # extracts, or deletes, after all
     "unzip -o x.zip",
