@@ -689,3 +689,26 @@ def test_wrapping_a_question_in_a_shell_string_keeps_it_a_question(
     unknowable: str, wrapper: str
 ) -> None:
     assert isinstance(judge(wrapper.format(shlex.quote(unknowable))), Ask)
+
+
+ENV_SPLIT = [
+    "env -S 'rm -rf /'",
+    'env -S "rm -rf ~"',
+    "env --split-string='rm -rf /'",
+    "env -S'rm -rf /'",
+    "env -uX -S 'rm -rf /'",
+    "env -S 'rm -rf' /",
+    "env -S 'git push --force origin main'",
+    "sudo env -S 'rm -rf /'",
+]
+
+
+@pytest.mark.parametrize("command", ENV_SPLIT)
+def test_env_split_string_is_read_as_the_command_it_splits_into(command: str) -> None:
+    assert "dangerous command" in denied(command)
+
+
+def test_env_split_string_of_harmless_or_unknown_code() -> None:
+    assert judge("env -S 'echo hi'") is None
+    assert judge("env -S 'rm -rf build' x") is None
+    assert "$X" in asked('env -S "$X"')
