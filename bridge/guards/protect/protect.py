@@ -541,7 +541,13 @@ class _Bash:
                             f"{path} is relative to a directory only known when it runs"
                         )
                     spec = self._hit(self.writes, path, target.above, target.names)
-                    if spec is not None:
+                    if spec is not None and target.asked:
+                        question = question or _RunTime(
+                            f"{self.label}: `{_show(command)}` may rewrite {path}, which "
+                            f"holds protected {spec!r}; what it brings is only known when it "
+                            "runs"
+                        )
+                    elif spec is not None:
                         return (
                             f"{self.label}: `{_show(command)}` may write to {path}, "
                             f"which matches protected {spec!r}"
@@ -759,8 +765,9 @@ class _Bash:
 
             reason = self._code(f"{value} {shlex.join(command.argv[1:])}")
             if reason is not None:
-                reason = reason.removeprefix(self.label + ": ")
-                return f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {reason}"
+                text = reason.removeprefix(self.label + ": ")
+                said = f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {text}"
+                return _as(reason, said)
             return None  # what the alias stands for was judged in full
         copy = tripwire.runs_a_copy(command, self._here(), self.strict.env)
         if copy is not None:
@@ -776,7 +783,11 @@ class _Bash:
             reason = self._code(code)
             if reason is not None:  # (a reason of a nested command names that command)
                 prefixed = reason.startswith(self.label)
-                return reason if prefixed else f"{self.label}: `{shown}` runs {what}: {reason}"
+                return (
+                    reason
+                    if prefixed
+                    else _as(reason, f"{self.label}: `{shown}` runs {what}: {reason}")
+                )
         if tripwire.read_only(command):
             return None
         name = command.name

@@ -351,8 +351,19 @@ def git_work_tree(
     if git_dir is not None:
         git_dir = posixpath.join(here, posixpath.expanduser(git_dir))
     top = posixpath.join(here, work_tree) if work_tree else (here if git_dir else _toplevel(here))
-    if top is not None and (whole == "all" or _tracked(top, git_dir)):
-        yield Target(top, False, ANY_ABOVE)
+    if top is None or (whole != "all" and not _tracked(top, git_dir)):
+        return
+    if whole == "moved":  # ask git whether the move changes a protected file
+        from bridge.guards.protect import gitmove
+
+        given = [w if k + i + 1 not in command.dynamic else "$?" for k, w in enumerate(rest)]
+        answer = gitmove.moves(top, git_dir, verb, given)
+        if answer == gitmove.SAME:
+            return
+        if answer == gitmove.UNKNOWN:
+            yield Target(top, False, ANY_ABOVE, asked=True)
+            return
+    yield Target(top, False, ANY_ABOVE)
 
 
 def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]:
@@ -390,7 +401,7 @@ def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]
         return [*operands, *prefixes], "all" if flags & {"-a", "--all"} else ""
     if verb == "checkout":
         created = any(f in ("-b", "-B", "--orphan") or f.startswith(("-b", "-B")) for f in flags)
-        if created and len(operands) <= 1 and "--" not in rest:
+        if created and not operands and "--" not in rest:
             return [], ""  # a new branch at HEAD: no file changes
         return operands, "all" if force else "moved"
     if verb == "reset":
@@ -414,8 +425,8 @@ def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]
     if verb == "switch":
         created = any(f in ("-c", "-C", "--create", "--force-create", "--orphan") for f in flags)
         created = created or any(f.startswith(("-c", "-C")) for f in flags)
-        if created and len(operands) <= 1:
-            return [], ""
+        if created and not operands:
+            return [], ""  # a new branch at HEAD
         return [], "all" if force else "moved"
     if verb in _GIT_MOVING_VERBS:
         return [], "moved"
