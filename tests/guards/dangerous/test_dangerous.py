@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -712,3 +713,18 @@ def test_env_split_string_of_harmless_or_unknown_code() -> None:
     assert judge("env -S 'echo hi'") is None
     assert judge("env -S 'rm -rf build' x") is None
     assert "$X" in asked('env -S "$X"')
+
+
+def test_a_git_alias_set_by_an_earlier_call_is_read_from_git_config(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["config", "alias.x", "push"], ["config", "alias.y", "!rm -rf /"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    assert "--force" in denied("git x --force origin main", str(repo))
+    assert "rm -rf /" in denied("git y", str(repo))
+    assert "--force" in denied(f"git -C {repo} x --force origin main", str(tmp_path))
+    assert judge("git x origin main", str(repo)) is None
+    assert judge("git status", str(repo)) is None
+    assert judge("git zz --force", str(repo)) is None  # no such alias: git refuses it
