@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -118,6 +119,33 @@ def show(plan: installing.Plan, diff: bool) -> None:
         say(f"note: {note}")
 
 
+def registration_for(
+    scope: installing.Scope, executable: str, env: Mapping[str, str]
+) -> tuple[installing.Command, str]:
+    """The command to register and a note saying what was chosen and why: the shared project
+    file gets a launcher that finds `ccbridge` through PATH on whichever machine runs it (this
+    machine's path means nothing on a teammate's); the user and local files, which stay on this
+    machine, get the absolute path, so Claude Code finds it whatever its PATH."""
+    if scope != "project":
+        return installing.registration_command(executable), (
+            f"registered as {executable} (an absolute path: {scope} settings stay on this machine)"
+        )
+    found = shutil.which("ccbridge", path=env.get("PATH"))
+    said = (
+        "registered as `ccbridge run` found through PATH, as the project's settings.json is "
+        "shared: each teammate's Claude Code runs their own ccbridge, and where it is missing "
+        f'refuses tool calls and prompts with "{installing.INSTALL_HINT}"'
+    )
+    if found is None:
+        said += (
+            f"; ccbridge is not on this PATH (it is at {executable}): put "
+            f"{Path(executable).parent} on PATH, or install with --local for this machine only"
+        )
+    elif Path(found).resolve() != Path(executable).resolve():
+        said += f"; on this PATH that is {found}, not {executable}"
+    return installing.launcher_command, said
+
+
 @click.command()
 @scope_options("moved hooks go to")
 @click.option(
@@ -126,7 +154,16 @@ def show(plan: installing.Plan, diff: bool) -> None:
     help="Do not set up Claude Code's sandbox around ccbridge's files (then only the text "
     "judgement protects them: protection level tripwire).",
 )
-def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
+    "hooks.json) or gemini (Gemini CLI's settings.json); see docs/hosts.md.",
+)
+def install(
+    scope: installing.Scope, dry_run: bool, no_sandbox: bool, host: str = "claude-code"
+) -> None:
     """Register ccbridge in a Claude Code settings file.
 
     Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure, for every
@@ -134,6 +171,9 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
     are enabled, with onFailure "block" and a 60 s timeout. Command hooks the file already
     has on the events ccbridge runs (see the README) move into ccbridge's config, so they run
     once, behind the bridge; other hooks and every other key stay.
+    In the project's shared settings.json the command finds `ccbridge` through PATH (on a
+    teammate's machine without it, tool calls and prompts are refused with the fix to run);
+    in user and local settings it is this machine's absolute path.
 
     It also sets up Claude Code's sandbox in that file (docs/guarantees.md, "The wall"): Bash
     commands run sandboxed with no way out, and cannot write ccbridge's config, CC's settings,
@@ -141,15 +181,22 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
     read the seal key or the audit log. --no-sandbox leaves it out.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
+    With --host codex or gemini, ccbridge is registered in that agent's hook settings instead
+    (`<ccbridge> run --host NAME`, judged with the same config).
+
     \b
     Example:
       ccbridge install --project --dry-run   # show the diff
       ccbridge install --project
+      ccbridge install --host codex --user
     """
+    if host != "claude-code":
+        _install_for_agent(host, scope, dry_run)
+        return
     env = os.environ
     where = target_of(scope, env)
     try:
-        command = installing.registration_command(installing.ccbridge_executable(sys.argv[0]))
+        command, chosen = registration_for(scope, installing.ccbridge_executable(sys.argv[0]), env)
         settings = installing.read_bytes(where.settings)
         config = installing.read_bytes(where.config)
         plan = installing.plan_install(where, settings, config, command, goals=False)
@@ -160,6 +207,7 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
             plan = with_wall(env, plan)
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
+    plan.notes.append(chosen)
     if env.get(CONFIG_ENV):
         plan.notes.append(
             f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"
@@ -171,10 +219,19 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
         if no_sandbox:
             say(NO_WALL_SAYS)
         return
+    if write_install(plan, where, env, dry_run):
+        tell_wall(plan, no_sandbox)
+
+
+def write_install(
+    plan: installing.Plan, where: installing.Target, env: Mapping[str, str], dry_run: bool
+) -> bool:
+    """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
+    written. Any agent's settings file (`--host`) goes this way too."""
     show(plan, dry_run)
     if dry_run:
         say("dry run: nothing was written")
-        return
+        return False
     backup = installing.backup_file(env, where.settings)
     try:
         installing.write_backup(
@@ -188,7 +245,7 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
         f"installed ccbridge in {where.settings}"
         + (f"; moved {moved} hook(s) into {where.config}" if moved else "")
     )
-    tell_wall(plan, no_sandbox)
+    return True
 
 
 def with_wall(env: Mapping[str, str], plan: installing.Plan) -> installing.Plan:
@@ -207,3 +264,26 @@ def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
         return
     added = len(plan.wall.get("lists", {}).get("denyWrite", []))
     say(WALL_SAYS.format(settings=plan.settings, write=added))
+
+
+def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> None:
+    """`--host codex|gemini`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
+    from bridge.commands import agents
+
+    env = os.environ
+    try:
+        spec = agents.agent(name)
+        where = agents.target(name, scope, env, project_of(env))
+        run = agents.command(installing.ccbridge_executable(sys.argv[0]), name)
+        settings = installing.read_bytes(where.settings)
+        config = installing.read_bytes(where.config)
+        plan = agents.plan_install(spec, where, settings, config, run)
+    except installing.InstallError as error:
+        raise click.ClickException(str(error)) from None
+    if not plan.changed:
+        say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        return
+    if write_install(plan, where, env, dry_run):
+        for finding in agents.diagnose(name, env, project_of(env)):
+            if finding.topic in ("codex", "fail-open"):
+                say(f"note: {finding.message}")

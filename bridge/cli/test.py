@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
@@ -24,9 +25,26 @@ def _init(event_name: str, paths: tuple[Path, ...]) -> None:
     say(f"edit {written[0].name}, then record the answer: ccbridge test --update {target}")
 
 
+def _project_root(env: Mapping[str, str]) -> Path:
+    """$CLAUDE_PROJECT_DIR, else the nearest directory from here up that holds a `.git` or a
+    `.claude` (the home directory's own `.claude` is the user's, not a project): never a walk
+    of whatever tree the command happens to run in."""
+    if env.get("CLAUDE_PROJECT_DIR"):
+        return project_of(env)
+    here = Path.cwd().resolve()
+    home = Path(env.get("HOME") or Path.home()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists() or (folder != home and (folder / ".claude").is_dir()):
+            return folder
+    raise click.ClickException(
+        f"{here} is in no project (no .git or .claude here or above), so there is no project "
+        "to search for cases: name the cases or their directory, e.g. `ccbridge test tests/hooks`"
+    )
+
+
 def _cases(paths: tuple[Path, ...]) -> list[Path]:
     if not paths:  # every case of the project, wherever `--init` put it
-        project = project_of(os.environ)
+        project = _project_root(os.environ)
         found = cases.discover_project(project)
         if not found:
             raise click.ClickException(
@@ -75,9 +93,10 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
       setup          optional executable run first in the case's work directory
     `${CASE_DIR}` and `${WORK_DIR}` in event.json and config.yaml are replaced by the
     case's directory and its temporary work directory. PATHs are cases or directories
-    searched for cases; without PATHs, every case in the project (a directory with both
-    event.json and expected.json, as --init writes them; node_modules and hidden directories
-    other than .claude are skipped). Exits 1 when a case fails.
+    searched for cases; without PATHs, every case in the project: $CLAUDE_PROJECT_DIR, else
+    the nearest directory from here up with a .git or a .claude (a case there is a directory
+    with both event.json and expected.json, as --init writes them; node_modules and hidden
+    directories other than .claude are skipped). Exits 1 when a case fails.
 
     \b
     Examples:

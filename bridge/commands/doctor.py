@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.commands.install import TOOL_EVENTS, is_registration
+from bridge.commands.install import INSTALL_HINT, is_launcher, is_registration
 from bridge.config.build import Problem, problems_of
-from bridge.paths import find_config, settings_files, state_dir
+from bridge.paths import find_config, settings_files, state_dir, wide_layers
+from bridge.wire.event import SUBHOOK_EVENTS
 
 Level = Literal["ok", "info", "warn", "fail"]
 ON_FAILURE_SINCE = (2, 1, 295)
@@ -184,21 +185,87 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
             for handler in items
         }
     )
-    run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
+    with tempfile.TemporaryDirectory(prefix="ccbridge-doctor-") as scratch:
+        # The probe's audit record and cache entry go to a scratch state and cache, not the
+        # real audit log: a doctor run is not a hook call anybody made.
+        run_env = {
+            **env,
+            "CLAUDE_PROJECT_DIR": str(project),
+            "CCBRIDGE_STATE_DIR": os.path.join(scratch, "state"),
+            "CCBRIDGE_CACHE_DIR": os.path.join(scratch, "cache"),
+        }
+        yield from _probe_each(commands, env, run_env, project)
+
+
+def _probe_each(
+    commands: Sequence[str], env: Mapping[str, str], run_env: Mapping[str, str], project: Path
+) -> Iterator[Finding]:
     cwd = project if project.is_dir() else Path.cwd()
     for command in commands:
+        shown = command
+        if is_launcher(command):
+            # The launcher answers every event even without ccbridge (with the fix to run), so
+            # a probe alone would pass: what matters is whether PATH finds it here.
+            shown = "ccbridge run (found through PATH)"
+            found = shutil.which("ccbridge", path=env.get("PATH"))
+            if found is None:
+                yield Finding(
+                    "fail",
+                    "starts",
+                    f'`{shown}`: no ccbridge on this PATH, so Claude Code is told "{INSTALL_HINT}"'
+                    "; install it, or put its directory on PATH",
+                )
+                continue
+            shown += f", here {found}"
         problem = probe(command, run_env, cwd)
         if problem is None:
-            yield Finding("ok", "starts", f"`{command}` starts and answers")
+            yield Finding("ok", "starts", f"`{shown}` starts and answers")
         else:
-            yield Finding("fail", "starts", f"`{command}` {problem}")
+            yield Finding("fail", "starts", f"`{shown}` {problem}")
+
+
+def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
+    """A registration that is gone although ccbridge was installed there (the file reverted,
+    e.g. by `git checkout`), or a project config that no registration runs."""
+    from bridge.commands.install import InstallError, backup_file, load_backup, target
+
+    home = Path(env.get("HOME") or Path.home())
+    registered = registrations(files)
+    for scope in ("project", "local", "user"):
+        where = target(scope, home, project)
+        if where.settings in registered:
+            continue
+        try:
+            installed = load_backup(backup_file(env, where.settings)) is not None
+        except InstallError:
+            installed = True  # an unreadable record still says install ran here
+        again = f"run `ccbridge install --{scope}` again"
+        if installed:
+            yield Finding(
+                "warn" if registered else "fail",
+                "registration",
+                f"ccbridge was installed in {where.settings} but its registration is gone: the "
+                "file was reverted or rewritten since (e.g. `git checkout "
+                f"{where.settings.name}`), so Claude Code no longer runs ccbridge; {again}"
+                + (", then commit .claude/settings.json" if scope == "project" else ""),
+            )
+        elif not registered and scope != "user" and where.config.is_file():
+            yield Finding(
+                "fail",
+                "registration",
+                f"{where.config} has ccbridge's config but {where.settings} does not register "
+                f"ccbridge, so none of it runs; run `ccbridge install --{scope}`",
+            )
 
 
 def config_problems(
-    paths: Sequence[Path], env: Mapping[str, str] = os.environ, project: Path | None = None
+    paths: Sequence[Path],
+    env: Mapping[str, str] = os.environ,
+    project: Path | None = None,
+    explicit: str | None = None,
 ) -> list[Problem]:
-    """Schema problems of every file, then native policies that cannot be loaded and sub-hook
-    commands that are missing (some of these are warnings)."""
+    """Schema problems of every file, then native policies that cannot be loaded, sub-hook
+    commands that are missing, and what a project or local layer tried to loosen (warnings)."""
     problems: list[Problem] = []
     for path in paths:
         try:
@@ -213,7 +280,7 @@ def config_problems(
     from bridge.config.hook_commands import command_problems
     from bridge.policies.loader import PolicyLoadError, load_policy
 
-    compiled = load(list(paths), None)
+    compiled = load(list(paths), None, wide=wide_layers(paths, env, explicit))
     for refs in compiled.policies.values():
         for ref in refs:
             try:
@@ -222,7 +289,15 @@ def config_problems(
                 file, _, line = ref.where.rpartition(":")
                 where = (file, int(line)) if line.isdigit() else (ref.where, None)
                 problems.append(Problem(where[0], where[1], "policies", str(error)))
-    return problems + command_problems(compiled, env, project or Path.cwd())
+    problems += command_problems(compiled, env, project or Path.cwd())
+    return problems + [_refused(warning) for warning in compiled.warnings]
+
+
+def _refused(warning: str) -> Problem:
+    """A refused loosening (`file:line: what`), as a warning of its file and line."""
+    file, _, rest = warning.partition(":")
+    line, _, message = rest.partition(": ")
+    return Problem(file, int(line) if line.isdigit() else None, "", message, warning=True)
 
 
 def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
@@ -244,7 +319,7 @@ def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None
     """Where `run` appends its records, None when the audit is switched off."""
     from bridge.config.cache import load
 
-    audit = load(list(paths), None).audit
+    audit = load(list(paths), None, wide=wide_layers(paths, env, None)).audit
     if not audit.enabled:
         return None
     return Path(audit.path or Path(state_dir(env)) / "audit.jsonl")
@@ -293,7 +368,7 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
             command = str(handler.get("command"))
             if is_registration(handler):
                 per_event.setdefault(event, set()).add(command)
-            elif event in TOOL_EVENTS and handler.get("type") == "command":
+            elif event in SUBHOOK_EVENTS and handler.get("type") == "command":
                 direct.setdefault((event, command), path)
     twice = False
     for event, commands in sorted(per_event.items()):
@@ -305,7 +380,7 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
                 f"ccbridge is registered {len(commands)} times for "
                 f"{event} with different commands, and runs each: " + ", ".join(sorted(commands)),
             )
-    compiled = load(list(paths), None) if paths else None
+    compiled = load(list(paths), None, wide=wide_layers(paths, os.environ, None)) if paths else None
     for event, specs in compiled.hooks.items() if compiled else ():
         for spec in specs:
             found = direct.get((event, str(spec.command)))
@@ -332,13 +407,48 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
         yield Finding("ok", "twice", "no hook is configured twice")
 
 
+def never_sent(files: Sequence[Path], paths: Sequence[Path]) -> dict[str, list[str]]:
+    """Configured events Claude Code never sends to ccbridge: ccbridge runs their hooks only
+    when it is registered for the event, in some settings file (`ccbridge install` registers
+    every event its config has hooks for, once; a hook added later needs it run again).
+    Per event, where its hooks are configured. Empty when ccbridge is registered nowhere: the
+    registration check says that."""
+    from bridge.config.cache import load
+
+    registered = {event for per_event in registrations(files).values() for event in per_event}
+    if not registered or not paths:
+        return {}
+    compiled = load(list(paths), None, wide=wide_layers(paths, os.environ, None))
+    return {
+        event: [spec.where for spec in specs]
+        for event, specs in sorted(compiled.hooks.items())
+        if specs and event not in registered
+    }
+
+
+def never_sent_message(event: str, where: Sequence[str]) -> str:
+    return (
+        f"{event} hooks ({', '.join(where)}) never run: ccbridge is not registered for {event}, "
+        "so Claude Code never sends it; run `ccbridge install` again (it registers every event "
+        "the config has hooks for)"
+    )
+
+
+def check_never_sent(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
+    for event, where in never_sent(files, paths).items():
+        yield Finding("fail", "events", never_sent_message(event, where))
+
+
 def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
     """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
     without them every goal command is refused with no_turn, or judged and never applied."""
     from bridge.commands.install import GOAL_EVENTS
     from bridge.config.cache import load
 
-    if not paths or not load(list(paths), None).goals.enabled:
+    if (
+        not paths
+        or not load(list(paths), None, wide=wide_layers(paths, os.environ, None)).goals.enabled
+    ):
         return
     registered = {event for per_event in registrations(files).values() for event in per_event}
     missing = [e for e in ("PreToolUse", "PostToolUse", *GOAL_EVENTS) if e not in registered]
@@ -396,7 +506,7 @@ def check_wall(
     from bridge import wall
     from bridge.config.cache import load
 
-    config = load(list(paths), None)
+    config = load(list(paths), None, wide=wide_layers(paths, env, None))
     _level, missing = wall.judge(env, str(project), config.hooks, config.audit.path)
     missing = [gap for gap in missing if "is not installed" not in gap] + probe_sandbox(env)
     home = env.get("HOME") or str(Path.home())
@@ -426,6 +536,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     findings = [
         *check_claude(env),
         *check_registration(files),
+        *check_kept(files, env, project),
         *check_starts(files, env, project),
         *check_config(paths, env, project),
     ]
@@ -433,6 +544,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
         findings += [
             *check_audit(paths, env),
             *check_twice(files, paths),
+            *check_never_sent(files, paths),
             *check_goals(files, paths),
             *check_wall(files, paths, env, project),
         ]

@@ -226,11 +226,23 @@ def expand_home(word: str) -> str:
     return word
 
 
+# The longest command the reader reads. Its time grows with the text (some 10 µs a character,
+# more for dense ones); a longer command is denied by its size alone, so that every call is
+# answered within the deadline. Content that long belongs in a file (the Write tool).
+MAX_COMMAND_CHARS = 64 << 10
+
+
 def bash_script(tool_input: Mapping[str, object]) -> Script | str:
     """The parsed command of a Bash call, or the reason a guard should deny it."""
     command = tool_input.get("command")
     if not isinstance(command, str):
         return "cannot parse command safely: the Bash call has no command string"
+    if len(command) > MAX_COMMAND_CHARS:
+        return (
+            f"cannot judge command safely: it is {len(command)} characters long, over the "
+            f"{MAX_COMMAND_CHARS} that ccbridge's shell reader reads (write long content to a "
+            "file with the Write tool, or split the command)"
+        )
     script = parse(command)
     if isinstance(script, Unparseable):
         return f"cannot parse command safely: {script.reason}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from _collections_abc import Mapping
 
 from bridge.pipeline.record import Record
+from bridge.wire import CC_EVENTS as CC_EVENTS  # shared with bridge.wire.hosts
+from bridge.wire import EventError as EventError
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
@@ -20,19 +22,6 @@ MAX_EVENT_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 200
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
-# Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
-# event is refused with the closest of these.
-CC_EVENTS = frozenset(
-    {
-        *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification"),
-        *("UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop"),
-        *("StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"),
-        *("PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup"),
-        *("TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult"),
-        *("ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged"),
-        *("FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"),
-    }
-)
 # The one place saying which events' sub-hooks `ccbridge run` runs, each with the event field
 # CC compares a group's matcher with (None: CC ignores matchers there, every group runs). Hooks
 # of the other CC events in a ccbridge config would never run, so the config refuses them.
@@ -58,14 +47,14 @@ BLOCKING_EVENTS = frozenset(
 )
 
 
-class EventError(ValueError):
-    """Stdin did not hold a hook event we can judge; the message says why."""
-
-
 class HookEvent(Record, frozen=True, slots=True):
     name: str
-    raw: Mapping[str, Any]
-    data: bytes
+    raw: Mapping[str, Any]  # CC's shape, whichever agent sent it
+    data: bytes  # what sub-hooks get on stdin: CC's event
+    # The agent that called (bridge.wire.hosts.HOSTS). A class attribute, not a field: every
+    # field costs each hook call's event its share of __init__; other agents' events are
+    # ForeignEvent.
+    host = "claude-code"
 
     @property
     def session_id(self) -> str:
@@ -101,6 +90,12 @@ class HookEvent(Record, frozen=True, slots=True):
         return value if isinstance(value, str) and value else None
 
 
+class ForeignEvent(HookEvent, frozen=True, slots=True):
+    """An event another agent sent, in CC's shape (bridge.wire.hosts)."""
+
+    host: str = "claude-code"
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -124,15 +119,29 @@ def deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def read_event(stream: Any, limit: int = MAX_EVENT_BYTES) -> HookEvent:
-    """One JSON object from a binary stream; raises EventError with a clear reason."""
+def read_event(stream: Any, limit: int = MAX_EVENT_BYTES, host: str | None = None) -> HookEvent:
+    """One JSON object from a binary stream; raises EventError with a clear reason. `host`
+    names the agent that calls (`ccbridge run --host`); None: told by the envelope."""
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise EventError(f"hook event on stdin is larger than the {limit}-byte cap")
-    return parse_event(data)
+    return parse_event(data, host)
 
 
-def parse_event(data: bytes) -> HookEvent:
+def _foreign(raw: dict[str, Any]) -> bool:
+    """Whether the envelope may be another agent's: cheap, so a CC event pays nothing more."""
+    name = raw.get("hook_event_name")
+    return (
+        type(name) is not str
+        or name not in CC_EVENTS
+        or "conversation_id" in raw
+        or "cursor_version" in raw
+        or "turn_id" in raw
+        or raw.get("tool_name") == "Shell"
+    )
+
+
+def parse_event(data: bytes, host: str | None = None) -> HookEvent:
     if not data.strip():
         raise EventError("stdin was empty: expected one hook event as a JSON object")
     try:
@@ -146,6 +155,13 @@ def parse_event(data: bytes) -> HookEvent:
     # Fewer brackets than the cap (the usual event) cannot nest past it: skip the walk.
     if data.count(b"[") + data.count(b"{") > MAX_DEPTH and deeper_than(raw, MAX_DEPTH):
         raise EventError(f"hook event is nested deeper than the {MAX_DEPTH}-level cap")
+    caller = "claude-code"
+    if (host is not None and host != caller) or (host is None and _foreign(raw)):
+        from bridge.wire.hosts import translate
+
+        caller, mapped = translate(raw, host)
+        if mapped is not raw:
+            raw, data = mapped, jsonio.dumps(mapped)
     name = raw.get("hook_event_name")
     if not isinstance(name, str) or not name:
         raise EventError("hook event has no hook_event_name string")
@@ -157,4 +173,6 @@ def parse_event(data: bytes) -> HookEvent:
     for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
         if key in raw and raw[key] is not None and not isinstance(raw[key], str):
             raise EventError(f"hook event field {key} must be a string")
-    return HookEvent(name=name, raw=raw, data=data)
+    if caller == "claude-code":
+        return HookEvent(name=name, raw=raw, data=data)
+    return ForeignEvent(name=name, raw=raw, data=data, host=caller)

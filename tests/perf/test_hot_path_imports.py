@@ -47,6 +47,8 @@ FORBIDDEN = (
     "importlib.metadata*",
     "argparse",
     "bridge.goal*",
+    # The other agents' adapters: a CC event never needs them.
+    "bridge.wire.hosts*",
     # Each costs a hook call milliseconds: `typing` (type checkers only), `json` (`_json` does
     # the work, see bridge.wire.jsonio), `hashlib` (OpenSSL; see bridge.wire.digest).
     "typing",
@@ -355,6 +357,31 @@ def test_only_a_writing_command_loads_what_reads_writers(
         assert "bridge.guards.protect.writes" in warm_run(
             config_file, event("Bash", {"command": command}), env
         )
+
+
+@pytest.mark.parametrize(
+    ("host", "stdin"),
+    [
+        (
+            "gemini",
+            b'{"hook_event_name":"BeforeTool","session_id":"s","cwd":"",'
+            b'"tool_name":"run_shell_command","tool_input":{"command":"ls"}}',
+        ),
+        (
+            "grok",
+            b'{"hookEventName":"pre_tool_use","sessionId":"s","cwd":"",'
+            b'"toolName":"read_file","toolInput":{"file_path":"/etc/hostname"}}',
+        ),
+    ],
+)
+def test_another_agents_event_imports_its_own_adapter_only(
+    tmp_path: Path, env: dict[str, str], host: str, stdin: bytes
+) -> None:
+    """An adapter loads for its own agent's envelope, and none of the others with it."""
+    extra = warm_run(config(tmp_path), stdin, env) - interpreter_alone(env)
+    adapters = matching(extra, ["bridge.wire.hosts.*"])
+    assert adapters == {f"bridge.wire.hosts.{host}"}
+    assert matching(extra, [p for p in FORBIDDEN if p != "bridge.wire.hosts*"]) == set()
 
 
 @pytest.mark.parametrize("hook", ["dangerous_shell.py", "protect_paths.py"])
