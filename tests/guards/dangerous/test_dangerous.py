@@ -728,3 +728,19 @@ def test_a_git_alias_set_by_an_earlier_call_is_read_from_git_config(tmp_path: Pa
     assert judge("git x origin main", str(repo)) is None
     assert judge("git status", str(repo)) is None
     assert judge("git zz --force", str(repo)) is None  # no such alias: git refuses it
+
+
+def test_a_link_made_by_an_earlier_call_is_followed_where_rm_follows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "build").mkdir()
+    (project / "g").symlink_to(".git")
+    (project / "b").symlink_to("build")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    for command in ("rm -rf g/", "rm -rf g/.", "rm -rf g/*"):
+        assert "a link to" in denied(command, str(project)), command
+    assert judge("rm -rf g", str(project)) is None  # removes the link only
+    assert judge("rm -rf b/", str(project)) is None
+    assert judge("rm -rf b/*", str(project)) is None
