@@ -110,11 +110,15 @@ def registration(command: str) -> dict[str, Any]:
 
 
 def is_registration(handler: Any) -> bool:
-    """A handler that runs `ccbridge run` (whatever path or options it uses)."""
+    """A handler that runs `ccbridge run` (whatever path or options it uses): a command line,
+    the PATH launcher of a shared project file, or exec form (`args`, as managed settings)."""
     if not isinstance(handler, Mapping) or not isinstance(handler.get("command"), str):
         return False
     if is_launcher(handler["command"]):
         return True
+    args = handler.get("args")
+    if isinstance(args, list):
+        return Path(handler["command"]).name == "ccbridge" and args[:1] == ["run"]
     try:
         words = shlex.split(handler["command"])
     except ValueError:

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.commands.install import CC_TIMEOUT, TOOL_EVENTS, InstallError
+from bridge.commands.install import CC_TIMEOUT, TOOL_EVENTS, InstallError, is_registration
 
 DROP_IN = "ccbridge.json"
 # onFailure on hook entries needs CC 2.1.295 or later; older versions would ignore it and let a
@@ -63,18 +63,6 @@ def render(data: Mapping[str, Any]) -> bytes:
     return (json.dumps(data, indent=2) + "\n").encode()
 
 
-def is_ccbridge_entry(handler: Any) -> bool:
-    """A hook entry that runs `ccbridge run`, in exec form or as one command line."""
-    if not isinstance(handler, Mapping) or not isinstance(handler.get("command"), str):
-        return False
-    command = handler["command"]
-    args = handler.get("args")
-    if isinstance(args, list):
-        return Path(command).name == "ccbridge" and args[:1] == ["run"]
-    words = command.split()
-    return len(words) >= 2 and Path(words[0]).name == "ccbridge" and words[1] == "run"
-
-
 def registrations(data: Any) -> dict[str, list[dict[str, Any]]]:
     """The ccbridge hook entries of one settings object, per event."""
     found: dict[str, list[dict[str, Any]]] = {}
@@ -83,7 +71,7 @@ def registrations(data: Any) -> dict[str, list[dict[str, Any]]]:
         for group in groups if isinstance(groups, list) else ():
             entries = group.get("hooks") if isinstance(group, Mapping) else None
             for entry in entries if isinstance(entries, list) else ():
-                if is_ccbridge_entry(entry):
+                if is_registration(entry):
                     found.setdefault(str(event), []).append(entry)
     return found
 
