@@ -33,7 +33,9 @@ def _guards_only(
     text = text.replace("self_protection: true", "self_protection: false")
     config.write_text(text.replace("approval: prompt", f"approval: {approval}"), encoding="utf-8")
     settings["permissions"] = {"allow": ["Bash(touch *)", "Bash(rm *)"]}
-    return project, settings, env
+    # Layers only tighten: a project layer cannot switch self-protection off, a config named
+    # explicitly can.
+    return project, settings, {**env, "CCBRIDGE_CONFIG": str(config)}
 
 
 def _steps(state: Path) -> list[dict[str, str]]:
