@@ -9,8 +9,8 @@ MUTANTS = (
     Mutant(
         "audit-lock-shared",
         "bridge/audit/log.py",
-        "fcntl.flock(lock, fcntl.LOCK_EX)",
-        "fcntl.flock(lock, fcntl.LOCK_SH)",
+        "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)",
+        "fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)",
         ("tests/audit/test_lock_exclusive.py", "tests/audit/test_lock.py"),
         "audit writers exclude each other",
     ),
@@ -51,12 +51,18 @@ MUTANTS = (
     Mutant(
         "specific-layer-undoes-self-protection-off",
         "bridge/config/build.py",
-        '        if "self_protection" in config.model_fields_set and not config.self_protection:\n'
-        "            off_in = str(source.path)\n",
-        '        if "self_protection" in config.model_fields_set:\n'
-        "            off_in = None if config.self_protection else str(source.path)\n",
+        "            if not narrow:\n                protected, off_in = True, None\n",
+        "            if True:\n                protected, off_in = True, None\n",
         ("tests/config/test_layers.py", "tests/config/test_config.py"),
         "a more specific layer cannot undo the user layer's self_protection: false",
+    ),
+    Mutant(
+        "narrow-layer-switches-protection-off",
+        "bridge/config/build.py",
+        "        elif not narrow:\n            protected, off_in = False, str(source.path)\n",
+        "        elif True:\n            protected, off_in = False, str(source.path)\n",
+        ("tests/robustness/test_config_layers.py",),
+        "a project or local layer cannot switch self-protection off",
     ),
     Mutant(
         "no-claude-project-dir-for-sub-hooks",
@@ -85,8 +91,8 @@ MUTANTS = (
     Mutant(
         "notebook-edit-not-self-protected",
         "bridge/engine.py",
-        'frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})',
-        'frozenset({"Write", "Edit", "MultiEdit", "Bash"})',
+        '{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch"}',
+        '{"Write", "Edit", "MultiEdit", "Bash", "apply_patch"}',
         (
             "tests/test_engine_self_protection_tools.py",
             "tests/guards/protect/test_self_protection.py",
