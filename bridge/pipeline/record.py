@@ -215,6 +215,7 @@ class _Inherited:
         self,
         fields: tuple[FieldSpec, ...],
         frozen: bool | None,  # None: no record base says
+        *,
         slots: bool,
         slot_names: frozenset[str],
         post_init: bool,
@@ -223,7 +224,7 @@ class _Inherited:
         self.slot_names, self.post_init = slot_names, post_init
 
 
-_NOTHING_INHERITED = _Inherited((), None, False, frozenset(), False)
+_NOTHING_INHERITED = _Inherited((), None, slots=False, slot_names=frozenset(), post_init=False)
 
 
 def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
@@ -247,7 +248,9 @@ def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
     )
     post_init = any(hasattr(base, "__post_init__") for base in bases)
     said = frozen.pop() if frozen else None
-    return _Inherited(tuple(fields.values()), said, slots, slot_names, post_init)
+    return _Inherited(
+        tuple(fields.values()), said, slots=slots, slot_names=slot_names, post_init=post_init
+    )
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
