@@ -40,7 +40,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -418,3 +418,34 @@ def write_skeleton(directory: Path, event_name: str) -> list[Path]:
         json.dumps(Expected(None, 0).to_json(), indent=2) + "\n", encoding="utf-8"
     )
     return written
+
+
+def init(event_name: str, target: Path | None = None) -> tuple[Path, list[Path]]:
+    """`ccbridge test --init`: a case skeleton in `target` (default ./<event>-case), and the
+    files written; a target that cannot be written is a FixtureError naming why."""
+    directory = target if target is not None else Path(f"{event_name.lower()}-case")
+    try:
+        return directory, write_skeleton(directory, event_name)
+    except OSError as error:
+        raise FixtureError(str(error)) from None
+
+
+def select(paths: Sequence[Path], project: Callable[[], Path]) -> list[Path]:
+    """The cases `ccbridge test` runs: those under `paths`, or without paths every case of the
+    project (`project()`, asked only then); finding none is a FixtureError that says what a
+    case is."""
+    if not paths:  # every case of the project, wherever `--init` put it
+        root = project()
+        found = discover_project(root)
+        if not found:
+            raise FixtureError(
+                f"no cases (directories with an event.json and an expected.json) in {root}; "
+                "write one with `ccbridge test --init EVENT DIR`"
+            )
+        return found
+    found = discover(paths)
+    if not found:
+        raise FixtureError(
+            "no cases (directories with an event.json) under " + ", ".join(map(str, paths))
+        )
+    return found
