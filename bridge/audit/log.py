@@ -1,6 +1,6 @@
 """Appending to and reading the audit log.
 
-Writers take an exclusive flock on a side lock file, append one whole line with a single
+Writers take an exclusive lock (`os.lockf`) on a side lock file, append one whole line with a single
 O_APPEND write, and rotate (audit.jsonl -> .1 -> .2 ...) under the same lock when the next line
 would pass the size cap. The cost of an append does not depend on how many records exist.
 Readers skip a torn or invalid line (a writer killed mid-write) instead of failing, and the next
@@ -9,7 +9,6 @@ writer starts a fresh line after a torn tail, so the torn part never swallows a 
 
 from __future__ import annotations
 
-import fcntl
 import os
 
 from bridge.wire import jsonio
@@ -65,7 +64,10 @@ def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int)
     private_dir(os.path.dirname(path) or ".")
     lock = open_private(path + ".lock", os.O_WRONLY)
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        # A POSIX lock through `os`: `fcntl.flock` would load the fcntl extension module, a
+        # hundredth of a hook call; one process takes the lock once, so lockf's per-process
+        # locks exclude every other writer as flock would.
+        os.lockf(lock, os.F_LOCK, 0)
         try:
             size = os.stat(path).st_size
         except FileNotFoundError:
@@ -83,7 +85,7 @@ def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int)
         finally:
             os.close(fd)
     finally:
-        os.close(lock)  # closing releases the flock
+        os.close(lock)  # closing releases the lock
 
 
 def read(path: PathLike, keep: int = 0) -> Records:

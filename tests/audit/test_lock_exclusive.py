@@ -20,12 +20,12 @@ RUNS = 3
 
 
 def waiting_for_write(inode: int) -> set[int]:
-    """The pids blocked on an exclusive flock of the file with this inode (/proc/locks lists a
-    waiter as `N: -> FLOCK ADVISORY WRITE PID MAJ:MIN:INODE ...`)."""
+    """The pids blocked on an exclusive POSIX lock (`lockf`) of the file with this inode
+    (/proc/locks lists a waiter as `N: -> POSIX ADVISORY WRITE PID MAJ:MIN:INODE ...`)."""
     waiters = set()
     for line in Path("/proc/locks").read_text().splitlines():
         fields = line.split()
-        waits = fields[1:3] == ["->", "FLOCK"] and fields[4] == "WRITE"
+        waits = fields[1:3] == ["->", "POSIX"] and fields[4] == "WRITE"
         if waits and int(fields[6].rsplit(":", 1)[1]) == inode:
             waiters.add(int(fields[5]))
     return waiters
@@ -34,8 +34,8 @@ def waiting_for_write(inode: int) -> set[int]:
 def test_ccbridge_runs_wait_while_another_holds_the_audit_lock(tmp_path: Path) -> None:
     sandbox = Sandbox(tmp_path)
     config = sandbox.write_config({})
-    lock = os.open(sandbox.state / "audit.jsonl.lock", os.O_WRONLY | os.O_CREAT, 0o600)
-    fcntl.flock(lock, fcntl.LOCK_SH)  # as a second writer would hold it, were writers to share
+    lock = os.open(sandbox.state / "audit.jsonl.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.lockf(lock, fcntl.LOCK_SH)  # as a second writer would hold it, were writers to share
     inode = os.fstat(lock).st_ino
     bridges = []
     try:
@@ -63,7 +63,7 @@ def test_ccbridge_runs_wait_while_another_holds_the_audit_lock(tmp_path: Path) -
         assert waiting_for_write(inode) >= pids, "not every ccbridge run waits for the lock"
         assert not sandbox.audit_path.exists() or sandbox.audit_path.read_bytes() == b""
     finally:
-        os.close(lock)  # releases the flock
+        os.close(lock)  # releases the lock
     for bridge in bridges:
         _out, err = bridge.communicate(timeout=60)
         assert (bridge.returncode, err) == (0, b""), err

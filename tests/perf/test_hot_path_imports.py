@@ -126,7 +126,6 @@ EMPTY_CONFIG_ALLOWED = (
     "_json",
     "_sha256",
     "_sha2",
-    "fcntl",
 )
 
 # A sub-hook additionally needs the matchers and the process machinery: posix_spawn, poll and
