@@ -503,6 +503,54 @@ def bench_native_guard(bench: Bench) -> None:
     )
 
 
+def bench_plain_hooks(bench: Bench) -> None:
+    """The ready-made guards as plain CC hooks (`hooks/*.py`, no options) against `ccbridge run`
+    with both as native guards, on the same Bash event: a plain hook must start as lean."""
+    section = "Plain hooks against ccbridge run with both guards (Bash event, warm cache)"
+    guarded = write_config(bench, "plain-guards", {"policies": {"guards": list(GUARDS)}})
+    plain = {
+        name: [bench.venv.python, str(CHECKOUT / "hooks" / f"{name}.py")]
+        for name in ("dangerous_shell", "protect_paths")
+    }
+    bad = event("Bash", {"command": "rm -rf /"})
+    for argv in plain.values():  # each answers nothing on a harmless command
+        spawn(argv, bench.env, BASH_EVENT, expect_silence)
+    spawn(plain["dangerous_shell"], bench.env, bad, expect("deny"))
+    warm(bench.ccbridge(guarded), bench.env, bad, expect("deny", 2))
+    warm(bench.ccbridge(guarded), bench.env, BASH_EVENT, expect("none"))
+    cases = {
+        "pass": runner([bench.venv.python, "-c", "pass"], bench.env),
+        "run": runner(bench.ccbridge(guarded), bench.env, BASH_EVENT, expect("none")),
+        **{
+            name: runner(argv, bench.env, BASH_EVENT, expect_silence)
+            for name, argv in plain.items()
+        },
+    }
+    medians = interleaved(cases, bench.plan.startup_reps)
+    ms = {name: value[0] * 1000 for name, value in medians.items()}
+    cpu = {name: value[1] * 1000 for name, value in medians.items()}
+    both = "ccbridge run, both native guards"
+    bench.add(
+        Row(section, both, ms["run"], cpu=cpu["run"], ratios=(Ratio("python -c pass", ms["pass"]),))
+    )
+    for name in plain:
+        bench.add(
+            Row(
+                section,
+                f"plain hook hooks/{name}.py",
+                ms[name],
+                cpu=cpu[name],
+                ratios=(Ratio(both, ms["run"], 1.1), Ratio("python -c pass", ms["pass"])),
+            )
+        )
+
+
+def expect_silence(done: subprocess.CompletedProcess[bytes]) -> None:
+    """A plain hook with no objection prints nothing and exits 0."""
+    if done.returncode != 0 or done.stdout.strip():
+        raise BenchError(f"expected no answer, got exit {done.returncode}: {done.stdout!r}")
+
+
 def audit_line(bench: Bench) -> bytes:
     """A real record, from the empty-config runs above, to fill the big logs with."""
     log = bench.work / "state" / "audit.jsonl"
@@ -897,6 +945,7 @@ SECTIONS = (
     bench_instant_hooks,
     bench_sleepers,
     bench_native_guard,
+    bench_plain_hooks,
     bench_audit,
     bench_goal,
     bench_memory,

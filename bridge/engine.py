@@ -256,9 +256,9 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
     roots = protected_roots(host.env, project, list(config.files), config.audit.path)
     guard = self_protection_guard(*roots, env=host.env)
 
-    def named(execution: Execution) -> str | None:  # the `[self-protection]` prefix names it
+    def named(execution: Execution) -> Any:  # the `[self-protection]` prefix names it
         reason = guard(execution)
-        return None if reason is None else reason.removeprefix(f"{SELF_PROTECTION}: ")
+        return reason.removeprefix(f"{SELF_PROTECTION}: ") if isinstance(reason, str) else reason
 
     return [Named("self-protection", named)]
 
@@ -397,6 +397,15 @@ def _pre_tool_use(report: Report, host: Host) -> None:
     config = report.config
     if config.error is not None:
         report.answer = answer.deny(f"ccbridge config error: {config.error}")
+        return
+    cwd = report.event.cwd
+    if cwd and not os.path.isdir(cwd):
+        # No sub-hook could start there, and every relative path of the call would be judged
+        # against a place that is not: the call is not judged, so it is denied.
+        report.answer = answer.deny(
+            f"ccbridge: the call's working directory {cwd!r} does not exist (or is no "
+            "directory), so the call cannot be judged"
+        )
         return
     subhooks = _Subhooks(report, host, "PreToolUse")
     policies = config.policies

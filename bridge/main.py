@@ -16,15 +16,19 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Sequence
     from typing import IO, NoReturn
 
-RUN_USAGE = "usage: ccbridge run [--config FILE]"
+RUN_USAGE = "usage: ccbridge run [--config FILE] [--host NAME]"
+# The agents `--host` names (bridge.wire.hosts.HOSTS, kept here so a CC call imports nothing).
+HOST_NAMES = ("claude-code", "codex", "cursor", "gemini", "grok")
 
 
 class UsageError(ValueError):
     pass
 
 
-def parse_run_args(args: Sequence[str]) -> str | None:
+def parse_run_args(args: Sequence[str]) -> tuple[str | None, str | None]:
+    """(config file, host) of `ccbridge run`; None where not given."""
     config: str | None = None
+    host: str | None = None
     items = list(args)
     while items:
         item = items.pop(0)
@@ -32,11 +36,17 @@ def parse_run_args(args: Sequence[str]) -> str | None:
             config = items.pop(0)
         elif item.startswith("--config="):
             config = item.removeprefix("--config=")
+        elif item == "--host" and items:
+            host = items.pop(0)
+        elif item.startswith("--host="):
+            host = item.removeprefix("--host=")
         else:
             raise UsageError(f"unexpected argument {item!r} ({RUN_USAGE})")
     if config == "":
         raise UsageError(f"--config needs a file ({RUN_USAGE})")
-    return config
+    if host is not None and host not in HOST_NAMES:
+        raise UsageError(f"--host {host!r} is not one of {', '.join(HOST_NAMES)} ({RUN_USAGE})")
+    return config, host
 
 
 def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
@@ -63,13 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] == ["run"] and not {"--help", "-h"} & set(args):
         stdin, stdout, stderr = _streams()
         try:
-            config = parse_run_args(args[1:])
+            config, host = parse_run_args(args[1:])
         except UsageError as problem:
             denial = answer.deny(f"ccbridge: {problem}")
             emit(denial, stdout, stderr)
             return denial.exit_code
         hint_on_terminal(stdin, stderr, "run")
-        code = run(config, stdin, stdout, stderr, os.environ)
+        code = run(config, stdin, stdout, stderr, os.environ, host)
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)
         return code

@@ -6,6 +6,7 @@ would cost every hook call milliseconds."""
 from __future__ import annotations
 
 import os
+import stat  # imported by os already
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -146,4 +147,58 @@ def find_config(
         return [_clean(explicit)], "--config"
     if env.get(CONFIG_ENV):
         return [_clean(env[CONFIG_ENV])], CONFIG_ENV
-    return [path for path in config_layers(env, project) if os.path.isfile(path)], "layers"
+    # exists, not isfile: a FIFO or a folder in a layer's place is refused by name when it is
+    # read, never skipped (nor waited for)
+    return [path for path in config_layers(env, project) if os.path.exists(path)], "layers"
+
+
+def wide_layers(paths: Sequence[PathLike], env: Mapping[str, str], explicit: str | None) -> int:
+    """How many of `paths` (as `find_config(explicit, env, ...)` chose them) may loosen what
+    ccbridge's defaults or a wider layer set: an explicit file (--config, $CCBRIDGE_CONFIG), or
+    the user layer. A project or local layer only tightens (bridge.config.build): the agent can
+    write those files, and a layer it writes must not switch protection off."""
+    if explicit or env.get(CONFIG_ENV):
+        return len(paths)
+    user = config_layers(env, ".")[0]
+    return 1 if paths and _clean(os.fspath(paths[0])) == user else 0
+
+
+class NotRegular(OSError):
+    """A FIFO, a device or a directory where ccbridge expects a file of its own. Its message
+    names no path: the caller's does."""
+
+    def __init__(self) -> None:
+        super().__init__("not a regular file (a FIFO, a device or a folder)")
+
+
+def open_regular(path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+    """os.open that never blocks on what sits at `path` and refuses anything but a regular
+    file: opening a FIFO for reading waits for a writer, and reading it (or a device) may never
+    end. O_NONBLOCK only affects the open here; it is cleared for the file's reads and writes."""
+    fd = os.open(path, flags | os.O_NONBLOCK, mode)
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotRegular
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular(path: PathLike, limit: int) -> tuple[bytes, os.stat_result]:
+    """At most `limit` bytes of a regular file, and its status (see open_regular)."""
+    fd = open_regular(path)
+    try:
+        status = os.fstat(fd)
+        chunks, left = [], limit
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks), status
+    finally:
+        os.close(fd)

@@ -31,15 +31,19 @@ guard = dangerous_shell
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse  # only when run as a hook of its own, not as a native guard
+    from bridge.policies.hook import run_guard_as_hook
+
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # the usual call: no options to read, so no argparse (with re and gettext)
+        return run_guard_as_hook(guard, "dangerous_shell")
+    import argparse  # only for options
 
     from bridge.guards.dangerous.git_rules import RULES
-    from bridge.policies.hook import run_guard_as_hook
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--allow", action="append", default=[], choices=RULES, metavar="RULE")
     parser.add_argument("--deny", action="append", default=[], choices=RULES, metavar="RULE")
-    options = parser.parse_args(argv)
+    options = parser.parse_args(args)
     chosen = configure(options.allow, options.deny) if options.allow or options.deny else guard
     return run_guard_as_hook(chosen, "dangerous_shell")
 

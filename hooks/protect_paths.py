@@ -33,11 +33,14 @@ guard = protected_paths_guard(DEFAULTS)
 
 
 def main(argv: list[str] | None = None) -> int:
-    import argparse  # only when run as a hook of its own, not as a native guard
+    args = sys.argv[1:] if argv is None else argv
+    if not args:  # the usual call: no options to read, so no argparse (with re and gettext)
+        return run_guard_as_hook(guard, "protect_paths")
+    import argparse  # only for options
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--protect", action="append", default=[], metavar="PATTERN")
-    extra = parser.parse_args(argv).protect
+    extra = parser.parse_args(args).protect
     chosen: Guard = protected_paths_guard([*DEFAULTS, *extra]) if extra else guard
     return run_guard_as_hook(chosen, "protect_paths")
 

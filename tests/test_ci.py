@@ -1,5 +1,6 @@
-"""CI cannot pass by skipping: scripts/fetch-claude lets the README's `&&` chain reach pytest
-whatever it could fetch, and under CI=true an end-to-end test that would skip fails instead."""
+"""CI cannot pass by skipping: scripts/fetch-clients (and scripts/fetch-claude, its Claude Code
+part) lets the README's `&&` chain reach pytest whatever it could fetch, and under CI=true an
+end-to-end test that would skip fails instead."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ NO_CLAUDE = (
     "::test_deny_blocks_the_command_and_the_reason_reaches_the_model"
 )
 NO_SQLITE3 = "tests/e2e/test_goal_e2e.py::test_model_cannot_forge_a_human_turn[sqlite3]"
+NO_AGENT = "tests/e2e/test_agents_matrix.py::test_agent_matrix[{}-plain-deny]"
 
 
 def bin_dir(tmp_path: Path, *programs: str) -> str:
@@ -30,12 +32,17 @@ def bin_dir(tmp_path: Path, *programs: str) -> str:
     return str(folder)
 
 
-def test_fetch_claude_without_npm_still_reaches_pytest(tmp_path: Path) -> None:
+@pytest.mark.parametrize("script", ["fetch-clients", "fetch-claude"])
+def test_fetching_without_npm_still_reaches_pytest(tmp_path: Path, script: str) -> None:
     tools = ("bash", "dirname", "grep", "mkdir", "tar", "mktemp", "chmod", "mv", "rm")
     env = {"HOME": str(tmp_path), "PATH": bin_dir(tmp_path, *tools), "CI": "true"}
     done = subprocess.run(
-        ["bash", str(REPO / "scripts" / "fetch-claude")],
-        env={**env, "CCBRIDGE_CLAUDE_CACHE": str(tmp_path / "cache")},
+        ["bash", str(REPO / "scripts" / script)],
+        env={
+            **env,
+            "CCBRIDGE_CLAUDE_CACHE": str(tmp_path / "cache"),
+            "CCBRIDGE_CLIENTS_CACHE": str(tmp_path / "clients"),
+        },
         capture_output=True,
         text=True,
         timeout=60,
@@ -43,6 +50,22 @@ def test_fetch_claude_without_npm_still_reaches_pytest(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "npm is not installed" in done.stderr and "fail under CI=true" in done.stderr
+
+
+def test_every_pinned_client_is_one_the_suite_and_ci_fetch() -> None:
+    """One file pins every client; .ci/run fetches them all, and each has e2e tests."""
+    from tests.e2e.harness import pinned_versions
+
+    lines = (REPO / ".ci" / "client-versions").read_text(encoding="utf-8").splitlines()
+    clients = {line.split()[0] for line in lines if line.strip()}
+    assert clients == {"claude-code", "codex", "gemini-cli"}
+    assert all(pinned_versions(client) for client in clients)
+    run = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line]
+    fetches = [line for line in run if line.startswith("scripts/fetch-clients")]
+    assert fetches and run.index(fetches[0]) < len(run) - 1  # before the tests run
+    assert "scripts/fetch-claude" in run[-1]  # and Claude Code's with the README's command
+    script = (REPO / "scripts" / "fetch-clients").read_text()
+    assert all(f"{client})" in script for client in clients)
 
 
 def pytest_outcome(test: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -57,11 +80,21 @@ def pytest_outcome(test: str, env: dict[str, str]) -> subprocess.CompletedProces
     )
 
 
-@pytest.mark.parametrize("test", [NO_CLAUDE, NO_SQLITE3])
+def agent_test(client: str) -> str:
+    from tests.e2e.harness import pinned_versions
+
+    host = "gemini" if client == "gemini-cli" else client
+    return NO_AGENT.format(f"{host}-{pinned_versions(client)[0]}")
+
+
+@pytest.mark.parametrize(
+    "test", [NO_CLAUDE, NO_SQLITE3, agent_test("codex"), agent_test("gemini-cli")]
+)
 def test_an_e2e_test_that_would_skip_fails_under_ci(tmp_path: Path, test: str) -> None:
     env = {
         **os.environ,
         "CCBRIDGE_CLAUDE_CACHE": str(tmp_path / "no-claude-here"),
+        "CCBRIDGE_CLIENTS_CACHE": str(tmp_path / "no-clients-here"),
         "PATH": bin_dir(tmp_path, "python3"),  # no sqlite3
     }
     env.pop("CI", None)

@@ -1,16 +1,22 @@
 """Appending to and reading the audit log.
 
-Writers take an exclusive lock (`os.lockf`) on a side lock file, append one whole line with a single
+Writers take an exclusive flock on a side lock file, append one whole line with a single
 O_APPEND write, and rotate (audit.jsonl -> .1 -> .2 ...) under the same lock when the next line
 would pass the size cap. The cost of an append does not depend on how many records exist.
+A writer waits at most LOCK_WAIT seconds for the lock: past it (a process holding the lock
+forever), the line is appended without it and without rotating, as one O_APPEND write cannot
+interleave with another. The log and its lock must be regular files: a FIFO there would block.
 Readers skip a torn or invalid line (a writer killed mid-write) instead of failing, and the next
 writer starts a fresh line after a torn tail, so the torn part never swallows a whole record.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import time
 
+from bridge.paths import NotRegular, open_regular
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
@@ -31,13 +37,35 @@ def private_dir(path: P) -> P:
     return path
 
 
+LOCK_WAIT = 1.0  # seconds
+
+
 def open_private(path: PathLike, flags: int) -> int:
     """os.open for a file of ccbridge's state: created 0600, and one found wider (an older
-    version's, or made by hand) narrowed to 0600."""
-    fd = os.open(path, flags | os.O_CREAT, 0o600)
+    version's, or made by hand) narrowed to 0600. Never blocks on a FIFO; refuses anything but
+    a regular file (bridge.paths.NotRegular)."""
+    try:
+        fd = open_regular(path, flags | os.O_CREAT)
+    except NotRegular as error:
+        raise OSError(f"{os.fspath(path)}: {error}") from None
     if os.fstat(fd).st_mode & 0o077:
         os.fchmod(fd, 0o600)
     return fd
+
+
+def lock_within(fd: int, seconds: float) -> bool:
+    """An exclusive flock on `fd`, waited for at most `seconds`; False when it was not had."""
+    give_up = time.monotonic() + seconds
+    pause = 0.001
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= give_up:
+                return False
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
 
 def rotated(path: PathLike, keep: int) -> list[str]:
@@ -64,15 +92,12 @@ def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int)
     private_dir(os.path.dirname(path) or ".")
     lock = open_private(path + ".lock", os.O_WRONLY)
     try:
-        # A POSIX lock through `os`: `fcntl.flock` would load the fcntl extension module, a
-        # hundredth of a hook call; one process takes the lock once, so lockf's per-process
-        # locks exclude every other writer as flock would.
-        os.lockf(lock, os.F_LOCK, 0)
+        locked = lock_within(lock, LOCK_WAIT)
         try:
             size = os.stat(path).st_size
         except FileNotFoundError:
             size = 0
-        if size and size + len(line) > max_bytes:
+        if locked and size and size + len(line) > max_bytes:
             _rotate(path, keep)
         fd = open_private(path, os.O_RDWR | os.O_APPEND)  # rotated files keep its mode
         try:
@@ -85,7 +110,7 @@ def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int)
         finally:
             os.close(fd)
     finally:
-        os.close(lock)  # closing releases the lock
+        os.close(lock)  # closing releases the flock
 
 
 def read(path: PathLike, keep: int = 0) -> Records:

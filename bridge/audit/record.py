@@ -45,6 +45,8 @@ def build(
         "final": final,
         "duration_ms": round((time.monotonic() - started) * 1000, 1),
     }
+    if isinstance(raw.get("ccbridge_host"), str):
+        record["host"] = raw["ccbridge_host"]  # the agent that called, when it is not CC
     if isinstance(raw.get("tool_input"), dict):
         record["input_digest"] = input_digest(raw["tool_input"])
     if error is not None:
@@ -54,6 +56,8 @@ def build(
     if report is not None:
         record["config_digest"] = report.config.digest
         record["config_files"] = list(report.config.files)
+        if report.config.warnings:  # loosenings a project or local layer tried: refused
+            record["config_warnings"] = list(report.config.warnings)
         record["subhooks"] = [item.to_json() for item in report.subhooks if item.matched]
         record["steps"] = [
             {"station": s.station, "name": s.name, "outcome": s.outcome, "detail": s.detail}

@@ -16,6 +16,8 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 _AWS_KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"  # AWS access key ids
 _AWS_KEY_ID_PIECES = ("AKIA", "ASIA")
 _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # Twilio first: its pieces are in the mask itself ("[REDACTED]" holds "AC")
+    (r"(?<![A-Za-z0-9])(?:AC|SK)[a-z0-9]{32}(?![A-Za-z0-9])", ("AC", "SK")),
     (
         r"(?s)-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
         ("-----BEGIN ",),
@@ -34,11 +36,20 @@ _RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     # user:password@ in a URL of any scheme; up to the last @ of the word, as a password may
     # hold an unescaped @ (masking a little more is harmless)
     (r"(?i)\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:[^\s/]*@", ("://",)),
+    (r"\bSG\.[A-Za-z0-9_\-]{16,32}\.[A-Za-z0-9_\-]{16,64}", ("SG.",)),  # SendGrid
+    (r"\bpypi-AgE[A-Za-z0-9_\-]{50,}", ("pypi-AgE",)),  # PyPI (and TestPyPI) upload tokens
+    # Discord bot tokens: the first part is a user id (digits) in base64, so it starts with
+    # the base64 of a digit and the next one
+    (
+        r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}",
+        ("MT", "Mj", "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT"),
+    ),
 )
 _SECRET_NAME = (
     r"[A-Za-z0-9_\-]*(?:password|passwd|passphrase|secret|token|api[_-]?key|"
     r"access[_-]?key|private[_-]?key|credential)[A-Za-z0-9_\-]*"
     r"|(?:[A-Za-z0-9\-]*[_-]|(?<![A-Za-z0-9]))pass\b"
+    r"|[A-Za-z0-9\-]*[_-]pwd?\b"  # DB_PW, MYSQL_PWD (never `PWD` alone: the working directory)
 )
 _SECRET_PIECES = (
     *(f"{stem}{joint}key" for stem in ("api", "access", "private") for joint in ("", "_", "-")),
@@ -46,10 +57,16 @@ _SECRET_PIECES = (
     "secret",
     "token",
     "credential",
+    "_pw",
+    "-pw",
 )
-_VALUE = r"(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"',;&|]{4,}))"
+# A value already masked is no value: a later pass goes on to the next one (see redact_text).
+_VALUE = r"(?![\"']?\[REDACTED\])(?:\"([^\"\n]+)\"|'([^'\n]+)'|([^\s\"',;&|]{4,}))"
 _SHORT_VALUE = _VALUE.replace("{4,}", "+")
 _MYSQL = r"\b(?:mysql[a-z]*|mariadb[a-z-]*)\b"
+# The user of `-u USER:PASSWORD`: not a number (`docker run -u 1000:1000` is a uid and a gid),
+# nor a date format (`date -u +%H:%M`), nor an option.
+_USER = r"(?!\d+:)[^\s:\"'+%\-][^\s:\"']*"
 # A named secret: the name is kept, the value masked (its quotes kept). key=value, key: value,
 # --flag value, --flag=value (of any length), curl's -u user:password, the MySQL clients'
 # -pPASSWORD and sshpass's -p PASSWORD.
@@ -57,16 +74,67 @@ _NAMED: tuple[tuple[str, tuple[str, ...]], ...] = (
     (rf"(?i)((?<!\S)--?(?:{_SECRET_NAME})=){_SHORT_VALUE}", _SECRET_PIECES),
     (rf"(?i)((?:{_SECRET_NAME})[\"']?\s*[:=]\s*){_VALUE}", _SECRET_PIECES),
     (rf"(?i)((?<!\S)--?(?:{_SECRET_NAME})\s+)(?!-){_VALUE}", _SECRET_PIECES),
-    (rf"((?<!\S)(?:-u|--user)\s+[\"']?[^\s:\"']+:){_VALUE}", ("-u", "--user")),
+    (rf"((?<!\S)(?:-u|--user)\s+[\"']?{_USER}:){_VALUE}", ("-u", "--user")),
     (rf"((?i:{_MYSQL})[^\n;&|]*?\s-p){_SHORT_VALUE}", ("mysql", "mariadb")),
     (r"(\bsshpass\b[^\n;&|]*?\s-p\s*)" + _SHORT_VALUE, ("sshpass",)),
+    (rf"((?<!\S)-u[\"']?{_USER}:){_VALUE}", ("-u",)),  # curl -uUSER:PASSWORD, attached
+    # smbclient, rpcclient, net ...: -U USER%PASSWORD
+    (
+        rf"((?<!\S)(?:-U\s*|--user(?:name)?[=\s]\s*)[\"']?[^\s%\"']+%){_SHORT_VALUE}",
+        ("-U", "--user"),
+    ),
+    # An Authorization header of any scheme (token, Bearer, Basic, Digest ...): the credential
+    (
+        rf"(?i)(\bauthorization[\"']?\s*[:=]\s*(?:(?:bearer|basic|token|digest|negotiate|ntlm|"
+        rf"apikey|api-key|key|sso-key|otp|dpop|hmac|aws4-hmac-sha256)\s+)?){_VALUE}",
+        ("authorization",),
+    ),
+    (rf"(?i)(\b(?:AccountKey|SharedAccessKey)\s*=\s*){_VALUE}", ("accountkey", "sharedaccesskey")),
+    # keytool and jarsigner: -storepass, -keypass, -srcstorepass, -destkeypass ...
+    (
+        rf"(?i)((?<!\S)-(?:src|dest|new)?(?:store|key)pass(?::env|:file)?\s+){_SHORT_VALUE}",
+        ("storepass", "keypass"),
+    ),
+    (
+        r"(\b(?:docker|podman|nerdctl|buildah|skopeo|oras|helm\s+registry)\s+login\b"
+        r"[^\n;&|]*?\s-p\s*)" + _SHORT_VALUE,
+        ("login",),
+    ),
+    (r"(\b(?:redis|valkey|keydb)-cli\b[^\n;&|]*?\s-a\s+)" + _SHORT_VALUE, ("-cli",)),
+    (r"(\b7z[arz]?\b[^\n;&|]*?\s-p)" + _SHORT_VALUE, ("7z",)),  # 7z -pSECRET
+    (r"(\b(?:zip|unzip|zipcloak|funzip)\b[^\n;&|]*?\s-P\s*)" + _SHORT_VALUE, ("zip",)),
+    (r"(\bldap[a-z]*\b[^\n;&|]*?\s-w\s*)" + _SHORT_VALUE, ("ldap",)),
+    (r"(\bldappasswd\b[^\n;&|]*?\s-[as]\s*)" + _SHORT_VALUE, ("ldappasswd",)),
+    # htpasswd -b [FILE] USER PASSWORD: the last word of the three (two with -n)
+    (
+        r"(\bhtpasswd\b(?:\s+-[A-Za-z]+)*?\s+-[A-Za-z]*b[A-Za-z]*(?:\s+-[A-Za-z]+)*"
+        r"(?:\s+[^\s;&|\-][^\s;&|]*){1,2}\s+)" + _SHORT_VALUE,
+        ("htpasswd",),
+    ),
+    (r"(\bssh-keygen\b[^\n;&|]*?\s-[NP]\s*)" + _SHORT_VALUE, ("ssh-keygen",)),
+    (r"(\bopenssl\b[^\n;&|]*?\s-[kK]\s+)" + _SHORT_VALUE, ("openssl",)),
+    (r"(\baz\s+(?:login|ad\s+sp\s+create-for-rbac)\b[^\n;&|]*?\s-p\s+)" + _SHORT_VALUE, ("az ",)),
+    # aws configure set aws_secret_access_key SECRET (and a profile's, profile.x.aws_...)
+    (
+        rf"(?i)(\bconfigure\s+set\s+(?:[\w-]+\.)*[\w-]*(?:secret|token|password)[\w-]*\s+){_VALUE}",
+        ("configure",),
+    ),
 )
 # An AWS secret access key has no prefix: 40 base64 characters, masked in a text that also
 # holds an AWS key id. (Run before the key id itself is masked.)
 _AWS_SECRET = r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 MASK = "[REDACTED]"
-# Every piece lower-cased: a text whose lower-cased form holds none of them matches no rule.
-_ANY_PIECE = tuple(sorted({piece.lower() for _, pieces in (*_RULES, *_NAMED) for piece in pieces}))
+# The pieces of the case-insensitive rules lower-cased, and those of the others as they are: a
+# text that holds none of them (lower-cased, for the first) matches no rule.
+_ALL_RULES = (*_RULES, *_NAMED)
+_ANY_PIECE = tuple(
+    sorted(
+        {p.lower() for source, pieces in _ALL_RULES if source.startswith("(?i)") for p in pieces}
+    )
+)
+_ANY_EXACT = tuple(
+    sorted({p for source, pieces in _ALL_RULES if not source.startswith("(?i)") for p in pieces})
+)
 # Keys judged so far (their redacted form, whether they name a secret): a record repeats its
 # keys once per sub-hook. Bounded, for a process that redacts many records.
 _KEYS: dict[str, tuple[str, bool]] = {}
@@ -107,18 +175,22 @@ def _holds(text: str, pieces: tuple[str, ...]) -> bool:
 
 
 def redact_text(text: str) -> str:
-    folded = _folded(text)  # once: most texts are judged by pieces alone, 21 rules over them
-    if folded is not None and not _holds(folded, _ANY_PIECE):
-        return text  # the common case: no rule's piece at all, in any case
+    folded = _folded(text)  # once: most texts are judged by pieces alone, 40 rules over them
+    if folded is not None and not _holds(folded, _ANY_PIECE) and not _holds(text, _ANY_EXACT):
+        return text  # the common case: no rule's piece at all
     aws = _may_match(text, folded, _AWS_KEY_ID, _AWS_KEY_ID_PIECES)
     if aws and _compiled(_AWS_KEY_ID).search(text):  # the bare secret first: see _AWS_SECRET
         text = _compiled(_AWS_SECRET).sub(MASK, text)
     for rules, replacement in ((_RULES, MASK), (_NAMED, _masked)):
         for source, pieces in rules:
             if _may_match(text, folded, source, pieces):
-                masked = _compiled(source).sub(replacement, text)
-                if masked != text:
+                pattern = _compiled(source)
+                masked = pattern.sub(replacement, text)
+                # Again until nothing changes: a match of `ssh-keygen … -P X` consumes the
+                # program's name, so the `-N Y` after it needs a pass of its own.
+                while masked != text:
                     text, folded = masked, _folded(masked)
+                    masked = pattern.sub(replacement, text)
     return text
 
 
@@ -147,7 +219,7 @@ def _judged_key(key: str) -> tuple[str, bool]:
     judged = _KEYS.get(key)
     if judged is None:
         folded = _folded(key)
-        if folded is not None and not _holds(folded, _ANY_PIECE):
+        if folded is not None and not _holds(folded, _ANY_PIECE) and not _holds(key, _ANY_EXACT):
             judged = (key, False)  # no rule's piece: nothing to mask, and no secret's name
         else:
             judged = (redact_text(key), _names_secret(key))

@@ -47,7 +47,7 @@ def check(config: str | None) -> None:
         looked = ", ".join(str(path) for path in config_layers(env, project))
         say(f"{mark('info')}  no config files (looked for {looked}); ccbridge runs with defaults")
         return
-    problems = config_problems(paths, env, project)
+    problems = config_problems(paths, env, project, config)
     for problem in problems:
         say(f"{mark('warn' if problem.warning else 'fail')}  {problem}")
         fix = fix_for(problem.message)

@@ -4,15 +4,26 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from bridge.cli.output import mark, project_of, say
 
+if TYPE_CHECKING:
+    from bridge.commands.doctor import Finding
+
 
 @click.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as a JSON list.")
-def doctor(as_json: bool) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="Check ccbridge's registration with this agent instead (codex, gemini).",
+)
+def doctor(as_json: bool, host: str = "claude-code") -> None:
     """Check that Claude Code will run ccbridge, and ccbridge your hooks.
 
     \b
@@ -36,9 +47,18 @@ def doctor(as_json: bool) -> None:
     Example:
       ccbridge doctor
     """
+    if host != "claude-code":
+        from bridge.cli import agents
+
+        agents.doctor(host, as_json)
+        return
     from bridge.commands.doctor import diagnose
 
-    findings = diagnose(os.environ, project_of(os.environ))
+    report(diagnose(os.environ, project_of(os.environ)), as_json)
+
+
+def report(findings: Sequence[Finding], as_json: bool) -> None:
+    """Print the findings; exit 1 when any failed. Any agent's doctor (bridge.cli.agents) too."""
     if as_json:
         say(json.dumps([finding.to_json() for finding in findings], indent=2))
     else:

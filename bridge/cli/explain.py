@@ -39,7 +39,7 @@ def explain(as_json: bool, config: str | None) -> None:
     from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.hookcall import failure_answer, hint_on_terminal
-    from bridge.paths import find_config, project_dir
+    from bridge.paths import find_config, project_dir, wide_layers
     from bridge.wire.event import EventError, read_event
 
     env = os.environ
@@ -53,7 +53,8 @@ def explain(as_json: bool, config: str | None) -> None:
     report, error = None, None
     try:
         around = Surroundings(env, project)
-        report = handle(event, load(paths, Cache.of(env), around), Host(env=env))
+        wide = wide_layers(paths, env, config)
+        report = handle(event, load(paths, Cache.of(env), around, wide=wide), Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

@@ -126,7 +126,16 @@ def show(plan: installing.Plan, diff: bool) -> None:
     help="Do not set up Claude Code's sandbox around ccbridge's files (then only the text "
     "judgement protects them: protection level tripwire).",
 )
-def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
+    "hooks.json) or gemini (Gemini CLI's settings.json); see docs/hosts.md.",
+)
+def install(
+    scope: installing.Scope, dry_run: bool, no_sandbox: bool, host: str = "claude-code"
+) -> None:
     """Register ccbridge in a Claude Code settings file.
 
     Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure, for every
@@ -141,11 +150,20 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
     read the seal key or the audit log. --no-sandbox leaves it out.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
+    With --host codex or gemini, ccbridge is registered in that agent's hook settings instead
+    (`<ccbridge> run --host NAME`, judged with the same config).
+
     \b
     Example:
       ccbridge install --project --dry-run   # show the diff
       ccbridge install --project
+      ccbridge install --host codex --user
     """
+    if host != "claude-code":
+        from bridge.cli import agents
+
+        agents.install(host, scope, dry_run)
+        return
     env = os.environ
     where = target_of(scope, env)
     try:
@@ -171,10 +189,19 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
         if no_sandbox:
             say(NO_WALL_SAYS)
         return
+    if write_install(plan, where, env, dry_run):
+        tell_wall(plan, no_sandbox)
+
+
+def write_install(
+    plan: installing.Plan, where: installing.Target, env: Mapping[str, str], dry_run: bool
+) -> bool:
+    """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
+    written. Any agent's settings file (bridge.cli.agents) goes this way too."""
     show(plan, dry_run)
     if dry_run:
         say("dry run: nothing was written")
-        return
+        return False
     backup = installing.backup_file(env, where.settings)
     try:
         installing.write_backup(
@@ -188,7 +215,7 @@ def install(scope: installing.Scope, dry_run: bool, no_sandbox: bool) -> None:
         f"installed ccbridge in {where.settings}"
         + (f"; moved {moved} hook(s) into {where.config}" if moved else "")
     )
-    tell_wall(plan, no_sandbox)
+    return True
 
 
 def with_wall(env: Mapping[str, str], plan: installing.Plan) -> installing.Plan:

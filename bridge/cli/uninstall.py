@@ -13,7 +13,13 @@ from bridge.commands import install as installing
 
 @click.command()
 @scope_options("the moved hooks come back from")
-def uninstall(scope: installing.Scope, dry_run: bool) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(("claude-code", "codex", "gemini")),
+    default="claude-code",
+    help="The agent whose hook settings ccbridge is taken out of (default claude-code).",
+)
+def uninstall(scope: installing.Scope, dry_run: bool, host: str = "claude-code") -> None:
     """Take ccbridge out of a Claude Code settings file.
 
     When neither file was edited since `ccbridge install`, the settings file and ccbridge's
@@ -25,9 +31,19 @@ def uninstall(scope: installing.Scope, dry_run: bool) -> None:
     Example:
       ccbridge uninstall --project --dry-run
       ccbridge uninstall --project
+      ccbridge uninstall --host codex --user
     """
+    if host != "claude-code":
+        from bridge.cli import agents
+
+        agents.uninstall(host, scope, dry_run)
+        return
+    uninstall_from(target_of(scope, os.environ), dry_run)
+
+
+def uninstall_from(where: installing.Target, dry_run: bool) -> None:
+    """Take ccbridge out of `where` (any agent's settings file and its config layer)."""
     env = os.environ
-    where = target_of(scope, env)
     backup_path = installing.backup_file(env, where.settings)
     try:
         backup = installing.load_backup(backup_path)

@@ -142,8 +142,8 @@ def log_location(file: str | None, env: Mapping[str, str], project: Path) -> tup
     if file:
         return Path(file), 0
     from bridge.config.cache import load
-    from bridge.paths import find_config, state_dir
+    from bridge.paths import find_config, state_dir, wide_layers
 
     paths, _how = find_config(None, env, project)
-    audit = load(paths, None).audit
+    audit = load(paths, None, wide=wide_layers(paths, env, None)).audit
     return Path(audit.path or Path(state_dir(env)) / "audit.jsonl"), audit.keep

@@ -24,6 +24,11 @@ _FIXES = (
     ("not valid JSON", "check commas and quotes around that line"),
     ("cannot load policy", "check the module path or file and the function name"),
     ("cannot read", "check the file exists and is readable"),
+    (
+        "may only tighten",
+        "loosen it in ~/.claude/ccbridge.yaml (or a file named with --config); here, remove it",
+    ),
+    ("cannot switch self-protection off", "remove the line; set it in ~/.claude/ccbridge.yaml"),
 )
 
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from bridge.commands.install import TOOL_EVENTS, is_registration
 from bridge.config.build import Problem, problems_of
-from bridge.paths import find_config, settings_files, state_dir
+from bridge.paths import find_config, settings_files, state_dir, wide_layers
 
 Level = Literal["ok", "info", "warn", "fail"]
 ON_FAILURE_SINCE = (2, 1, 295)
@@ -195,10 +195,13 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
 
 
 def config_problems(
-    paths: Sequence[Path], env: Mapping[str, str] = os.environ, project: Path | None = None
+    paths: Sequence[Path],
+    env: Mapping[str, str] = os.environ,
+    project: Path | None = None,
+    explicit: str | None = None,
 ) -> list[Problem]:
-    """Schema problems of every file, then native policies that cannot be loaded and sub-hook
-    commands that are missing (some of these are warnings)."""
+    """Schema problems of every file, then native policies that cannot be loaded, sub-hook
+    commands that are missing, and what a project or local layer tried to loosen (warnings)."""
     problems: list[Problem] = []
     for path in paths:
         try:
@@ -213,7 +216,7 @@ def config_problems(
     from bridge.config.hook_commands import command_problems
     from bridge.policies.loader import PolicyLoadError, load_policy
 
-    compiled = load(list(paths), None)
+    compiled = load(list(paths), None, wide=wide_layers(paths, env, explicit))
     for refs in compiled.policies.values():
         for ref in refs:
             try:
@@ -222,7 +225,15 @@ def config_problems(
                 file, _, line = ref.where.rpartition(":")
                 where = (file, int(line)) if line.isdigit() else (ref.where, None)
                 problems.append(Problem(where[0], where[1], "policies", str(error)))
-    return problems + command_problems(compiled, env, project or Path.cwd())
+    problems += command_problems(compiled, env, project or Path.cwd())
+    return problems + [_refused(warning) for warning in compiled.warnings]
+
+
+def _refused(warning: str) -> Problem:
+    """A refused loosening (`file:line: what`), as a warning of its file and line."""
+    file, _, rest = warning.partition(":")
+    line, _, message = rest.partition(": ")
+    return Problem(file, int(line) if line.isdigit() else None, "", message, warning=True)
 
 
 def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
@@ -244,7 +255,7 @@ def audit_location(paths: Sequence[Path], env: Mapping[str, str]) -> Path | None
     """Where `run` appends its records, None when the audit is switched off."""
     from bridge.config.cache import load
 
-    audit = load(list(paths), None).audit
+    audit = load(list(paths), None, wide=wide_layers(paths, env, None)).audit
     if not audit.enabled:
         return None
     return Path(audit.path or Path(state_dir(env)) / "audit.jsonl")
@@ -305,7 +316,7 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
                 f"ccbridge is registered {len(commands)} times for "
                 f"{event} with different commands, and runs each: " + ", ".join(sorted(commands)),
             )
-    compiled = load(list(paths), None) if paths else None
+    compiled = load(list(paths), None, wide=wide_layers(paths, os.environ, None)) if paths else None
     for event, specs in compiled.hooks.items() if compiled else ():
         for spec in specs:
             found = direct.get((event, str(spec.command)))
@@ -338,7 +349,10 @@ def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
     from bridge.commands.install import GOAL_EVENTS
     from bridge.config.cache import load
 
-    if not paths or not load(list(paths), None).goals.enabled:
+    if (
+        not paths
+        or not load(list(paths), None, wide=wide_layers(paths, os.environ, None)).goals.enabled
+    ):
         return
     registered = {event for per_event in registrations(files).values() for event in per_event}
     missing = [e for e in ("PreToolUse", "PostToolUse", *GOAL_EVENTS) if e not in registered]
@@ -396,7 +410,7 @@ def check_wall(
     from bridge import wall
     from bridge.config.cache import load
 
-    config = load(list(paths), None)
+    config = load(list(paths), None, wide=wide_layers(paths, env, None))
     _level, missing = wall.judge(env, str(project), config.hooks, config.audit.path)
     missing = [gap for gap in missing if "is not installed" not in gap] + probe_sandbox(env)
     home = env.get("HOME") or str(Path.home())

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,11 @@ Location = tuple[str | int, ...]
 # gives out past a few hundred.
 MAX_NESTING = 64
 _TOO_DEEP = f"nested deeper than {MAX_NESTING} levels (a config needs fewer than ten)"
+# YAML aliases repeat a node without repeating its text: nine lines of nine aliases each stand
+# for 9^9 values (the "billion laughs"), which building and validating would take minutes over.
+# A document is refused when its aliases expand it past this many nodes; without aliases a
+# config within MAX_CONFIG_BYTES has fewer.
+MAX_EXPANDED_NODES = 1 << 18
 # The keys CC reads in a hook handler and a matcher group, plus ccbridge's own `name`: a key
 # close to one of these is a misspelling.
 HANDLER_KEYS = (
@@ -133,7 +138,7 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     if deep_at is not None:
         raise ConfigError(f"{path}:{deep_at}: {_TOO_DEEP}")
     try:
-        data = orjson.loads(content) if is_json else yaml.safe_load(content.decode("utf-8"))
+        data = orjson.loads(content) if is_json else _load_yaml(path, content.decode("utf-8"))
     except (orjson.JSONDecodeError, UnicodeDecodeError) as error:
         raise ConfigError(f"{path}: not valid {'JSON' if is_json else 'UTF-8'}: {error}") from None
     except yaml.YAMLError as error:
@@ -156,6 +161,42 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     if is_json:
         return {"hooks": data.get("hooks", {})}, True
     return data, False
+
+
+def _load_yaml(path: Path, text: str) -> Any:
+    """yaml.safe_load, refusing a document whose aliases expand it past MAX_EXPANDED_NODES
+    before anything is built from it."""
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        expanded = _expanded_size(node, {})
+        if expanded > MAX_EXPANDED_NODES:
+            raise ConfigError(
+                f"{path}: its YAML aliases (*name) expand it to over {MAX_EXPANDED_NODES} values "
+                '(a "billion laughs" document); write the values out, or alias less'
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+def _expanded_size(node: yaml.Node, seen: dict[int, int]) -> int:
+    """How many nodes `node` stands for with every alias written out; each shared node is
+    counted once (memoised), so this is linear in the document, not in its expansion."""
+    known = seen.get(id(node))
+    if known is not None:
+        return known
+    size = 1
+    if isinstance(node, yaml.SequenceNode):
+        for item in node.value:
+            size += _expanded_size(item, seen)
+    elif isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            size += _expanded_size(key, seen) + _expanded_size(value, seen)
+    seen[id(node)] = size = min(size, MAX_EXPANDED_NODES + 1)
+    return size
 
 
 def _size(path: Path, content: bytes) -> int:
@@ -336,45 +377,129 @@ def _absolute_ref(ref: str, base: Path) -> str:
     return ref
 
 
-def _merged(layers: Sequence[BridgeConfig], section: str) -> dict[str, Any]:
-    """Field by field, a more specific layer overrides what a less specific one set."""
-    merged: dict[str, Any] = {}
-    for layer in layers:
-        model = getattr(layer, section)
-        if not merged:
-            merged = model.model_dump()
-        merged.update({name: getattr(model, name) for name in model.model_fields_set})
-    return merged
+# What a project or local layer may only tighten: for each setting, a key that is larger for
+# the stricter value. A stricter setting only turns a verdict into a stronger one: fewer hooks
+# allowed to match (over the cap, the call is denied), `approval: none` (an ask is a deny), a
+# shorter deadline, failures that block. The per-hook defaults (timeout, on_failure) of a
+# project or local layer apply to its own hooks and those of the layers below it, never to a
+# wider layer's: a shorter timeout could turn a wider hook's late deny into an ignored failure.
+TIGHTEN: dict[tuple[str, str], Callable[[Any], Any]] = {
+    ("defaults", "timeout"): lambda value: -value,
+    ("defaults", "on_failure"): lambda value: value == "block",
+    ("defaults", "approval"): lambda value: value == "none",
+    ("defaults", "max_hooks"): lambda value: -value,
+    ("defaults", "deadline"): lambda value: -value,
+    ("audit", "enabled"): bool,
+    ("audit", "max_bytes"): lambda value: value,  # a smaller log forgets sooner
+    ("audit", "keep"): lambda value: value,
+    ("goals", "enabled"): bool,
+    ("goals", "blocked_min_rounds"): lambda value: value,
+    ("goals", "default_max_rounds"): lambda value: -value,
+}
+# What a project or local layer may not change at all: the audit's place (it would move the
+# record out of sight) and the output cap, which applies to every hook of a call (a larger one
+# lets an answer through that failed, a smaller one fails a wider hook whose failure is ignored).
+FIXED = frozenset({("audit", "path"), ("defaults", "output_cap")})
+SECTION_MODELS: dict[str, type[BaseModel]] = {"defaults": Defaults, "audit": Audit, "goals": Goals}
+_BUILT_IN = "ccbridge's default"
 
 
-def compile_sources(sources: Iterable[Source], key: str) -> CompiledConfig:
+@dataclass
+class _Layered:
+    """The settings of a stack of layers, and the loosenings it refused (as warnings)."""
+
+    sections: dict[str, dict[str, Any]]
+    hook_defaults: list[tuple[float, str]]  # (timeout, on_failure) for each layer's hooks
+    set_by: dict[tuple[str, str], str]
+    self_protection_off_in: str | None
+    warnings: list[str]
+
+
+def _layered(validated: Sequence[tuple[Source, BridgeConfig, LineIndex]], wide: int) -> _Layered:
+    """Field by field, a more specific layer overrides what a less specific one set; from the
+    first of the project and local layers on (index `wide`), only where it tightens."""
+    sections = {name: model().model_dump() for name, model in SECTION_MODELS.items()}
+    set_by: dict[tuple[str, str], str] = {}
+    protected, off_in = True, None
+    warnings: list[str] = []
+    per_layer: list[tuple[float, str]] = []
+    for index, (source, config, lines) in enumerate(validated):
+        narrow = index >= wide
+        for section in sections:
+            model = getattr(config, section)
+            for name in sorted(model.model_fields_set):
+                value, current = getattr(model, name), sections[section][name]
+                where = (section, name)
+                if narrow and value != current:
+                    key = TIGHTEN.get(where)
+                    if where in FIXED or (key is not None and key(value) < key(current)):
+                        warnings.append(
+                            f"{source.path}:{lines.line(where) or 1}: {section}.{name}: "
+                            f"{value!r} would loosen {current!r} (set by "
+                            f"{set_by.get(where, _BUILT_IN)}), and a project or local layer "
+                            f"may only tighten it: {current!r} holds"
+                        )
+                        continue
+                sections[section][name] = value
+                set_by[where] = str(source.path)
+        per_layer.append((sections["defaults"]["timeout"], sections["defaults"]["on_failure"]))
+        if "self_protection" not in config.model_fields_set:
+            continue
+        if config.self_protection:
+            # A project or local layer does not undo the user's own switch-off: the user chose
+            # the boundary there (Claude Code's sandbox, say), and `true` is already the default.
+            if not narrow:
+                protected, off_in = True, None
+        elif not narrow:
+            protected, off_in = False, str(source.path)
+        elif protected:
+            warnings.append(
+                f"{source.path}:{lines.line(('self_protection',)) or 1}: self_protection: false "
+                "is refused: a project or local layer cannot switch self-protection off (only "
+                "~/.claude/ccbridge.yaml or an explicit --config or $CCBRIDGE_CONFIG file can); "
+                "it stays on"
+            )
+    # The wide layers' hooks run as all of them say together; each narrower layer's, as the
+    # layers up to it say.
+    widest = per_layer[min(wide, len(per_layer)) - 1] if wide else None
+    hook_defaults = [
+        widest if widest is not None and index < wide else own
+        for index, own in enumerate(per_layer)
+    ]
+    return _Layered(sections, hook_defaults, set_by, off_in, warnings)
+
+
+def compile_sources(sources: Iterable[Source], key: str, wide: int = 1) -> CompiledConfig:
+    """The compiled config of these layers, least specific first; the first `wide` of them may
+    loosen what ccbridge's defaults say (see bridge.paths.wide_layers)."""
     sources = list(sources)
     if not sources:
         return CompiledConfig(digest=key)
     files = tuple(str(source.path) for source in sources)
     try:
-        return _compile(sources, key)
+        return _compile(sources, key, wide)
     except ConfigError as error:
         return CompiledConfig(files=files, digest=key, error=str(error))
 
 
-def _compile(sources: list[Source], key: str) -> CompiledConfig:
+def _compile(sources: list[Source], key: str, wide: int) -> CompiledConfig:
     validated: list[tuple[Source, BridgeConfig, LineIndex]] = []
     for source in sources:
         if source.content is None:
-            raise ConfigError(f"{source.path}: config file not found or not readable")
+            raise ConfigError(
+                f"{source.path}: {source.problem or 'config file not found or not readable'}"
+            )
         config, lines = validate(Path(source.path), source.content)
         validated.append((source, config, lines))
-    layers = [config for _, config, _ in validated]
-    defaults = _merged(layers, "defaults")
+    layered = _layered(validated, wide)
+    defaults = layered.sections["defaults"]
     hooks: dict[str, list[HookSpec]] = {}
     policies: dict[str, list[PolicyRef]] = {kind: [] for kind in POLICY_KINDS}
-    off_in = None
-    for source, config, lines in validated:
+    for (source, config, lines), (timeout, on_failure) in zip(
+        validated, layered.hook_defaults, strict=True
+    ):
         order = sum(len(specs) for specs in hooks.values())
-        for spec in _specs(
-            Path(source.path), config, lines, order, defaults["timeout"], defaults["on_failure"]
-        ):
+        for spec in _specs(Path(source.path), config, lines, order, timeout, on_failure):
             hooks.setdefault(spec.event, []).append(spec)
         for kind in POLICY_KINDS:
             for i, ref in enumerate(getattr(config.policies, kind)):
@@ -385,11 +510,9 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
                         f"{source.path}:{line}" if line else str(source.path),
                     )
                 )
-        if "self_protection" in config.model_fields_set and not config.self_protection:
-            off_in = str(source.path)
-    audit = _merged(layers, "audit")
-    if audit["path"]:
-        folder = Path(sources[-1].path).parent
+    audit = layered.sections["audit"]
+    if audit["path"]:  # relative to the layer that set it
+        folder = Path(layered.set_by[("audit", "path")]).parent
         audit["path"] = str((folder / Path(audit["path"]).expanduser()).resolve())
     return CompiledConfig(
         files=tuple(str(source.path) for source in sources),
@@ -398,8 +521,10 @@ def _compile(sources: list[Source], key: str) -> CompiledConfig:
         approval=defaults["approval"],
         max_hooks=defaults["max_hooks"],
         output_cap=defaults["output_cap"],
+        deadline=defaults["deadline"],
         policies={kind: tuple(refs) for kind, refs in policies.items()},
         audit=AuditConfig(**audit),
-        goals=GoalConfig(**_merged(layers, "goals")),
-        self_protection_off_in=off_in,
+        goals=GoalConfig(**layered.sections["goals"]),
+        self_protection_off_in=layered.self_protection_off_in,
+        warnings=tuple(layered.warnings),
     )

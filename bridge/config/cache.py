@@ -19,7 +19,7 @@ import os
 from _operator import _compare_digest as compare_digest
 
 from bridge import __version__
-from bridge.config.compiled import FORMAT, CompiledConfig, Source, read_sources
+from bridge.config.compiled import FORMAT, MAX_CONFIG_BYTES, CompiledConfig, Source, read_sources
 from bridge.pipeline.record import Record, replace
 from bridge.wire import jsonio
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
@@ -31,6 +31,9 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
     from bridge.config.compiled import Path
 
+# A compiled entry holds at most a few config files' worth of hooks; past this it is no entry
+# ccbridge wrote, and it is rebuilt without being read to its end.
+MAX_ENTRY_BYTES = 16 * MAX_CONFIG_BYTES
 KEY_NAME = "cache.key"
 KEY_BYTES = 32
 
@@ -73,9 +76,11 @@ class Surroundings(Record, frozen=True, slots=True):
         return [stats, self.project, places, [env.get(name) for name in names]]
 
 
-def cache_key(sources: list[Source], around: Surroundings | None = None) -> str:
+def cache_key(sources: list[Source], around: Surroundings | None = None, wide: int = 1) -> str:
     extra = around.identity() if around is not None else None
-    identity = jsonio.dumps([FORMAT, __version__, [source.identity for source in sources], extra])
+    identity = jsonio.dumps(
+        [FORMAT, __version__, wide, [source.identity for source in sources], extra]
+    )
     return sha256_hex(identity)
 
 
@@ -100,59 +105,77 @@ def _cache_file(
 
 
 def load(
-    paths: Sequence[Path], cache: Cache | None, around: Surroundings | None = None
+    paths: Sequence[Path],
+    cache: Cache | None,
+    around: Surroundings | None = None,
+    wide: int = 1,
 ) -> CompiledConfig:
     """The compiled config for these files, from the cache when it matches and is sealed;
-    with `around`, with the protection level judged for those surroundings."""
+    with `around`, with the protection level judged for those surroundings. The first `wide`
+    files may loosen what ccbridge's defaults say (bridge.paths.wide_layers)."""
     if not paths and around is None:
         return CompiledConfig()
+    from bridge.paths import NotRegular, read_regular
+
     sources = read_sources(paths)
-    key = cache_key(sources, around)
-    secret = _secret(cache.key_file) if cache is not None else None
+    key = cache_key(sources, around, wide)
+    secret, tampered = _secret(cache.key_file) if cache is not None else (None, None)
     entry = _cache_file(cache.directory, secret, sources, around) if cache and secret else None
     forged = False
     if entry is not None and secret is not None:
         try:
-            with open(entry, "rb") as handle:
-                seal, _, payload = handle.read().partition(b"\n")
+            sealed, _status = read_regular(entry, MAX_ENTRY_BYTES)
+            seal, _, payload = sealed.partition(b"\n")
             forged = not compare_digest(seal, hmac_sha256_hex(secret, payload).encode())
             cached = None if forged else jsonio.loads(payload)
-            if cached is not None and cached["key"] == key:
+            if cached is not None and cached["key"] == key and tampered is None:
                 return CompiledConfig.from_json(cached["config"])
+        except NotRegular:  # a FIFO there would hang the call: nothing ccbridge wrote
+            forged = True
         except (OSError, ValueError, KeyError, TypeError):
             pass  # missing, or sealed by an older ccbridge: rebuild below
     if sources:
         from bridge.config.build import compile_sources
 
-        compiled = _judged(compile_sources(sources, key), around)
+        compiled = _judged(compile_sources(sources, key, wide), around)
     else:
         compiled = _judged(CompiledConfig(), around)
     if entry is not None and secret is not None:
         payload = jsonio.dumps({"key": key, "config": compiled.to_json()})
         _store(entry, hmac_sha256_hex(secret, payload).encode() + b"\n" + payload)
+    if tampered is not None:
+        return replace(compiled, error=tampered)
     if forged:
         return replace(
             compiled,
             error=f"{entry}: this compiled-config cache entry was written by something other "
-            "than ccbridge (its seal does not match); it was rebuilt from "
-            + ", ".join(map(str, paths))
-            + ", and the call that found it is refused",
+            "than ccbridge (its seal does not match, or it is no regular file); it was rebuilt "
+            "from " + ", ".join(map(str, paths)) + ", and the call that found it is refused",
         )
     return compiled
 
 
-def _secret(path: Path) -> bytes | None:
+def _secret(path: Path) -> tuple[bytes | None, str | None]:
     """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
-    cached: every call compiles, slower but never trusting an unsealed entry)."""
+    cached: every call compiles, slower but never trusting an unsealed entry). The second item
+    says why the call is refused: the key was no regular file (a FIFO would hang every call),
+    so it was replaced with a new one."""
+    from bridge.paths import NotRegular, read_regular
+
+    tampered = None
     try:
-        with open(path, "rb") as file:
-            secret = file.read()
+        secret, _status = read_regular(path, KEY_BYTES + 1)
         if len(secret) == KEY_BYTES:
-            return secret
+            return secret, None
     except FileNotFoundError:
         pass
+    except NotRegular as error:
+        tampered = (
+            f"{path}: the cache's sealing key is {error} (something other than ccbridge put it "
+            "there); a new key replaces it, and the call that found it is refused"
+        )
     except OSError:
-        return None
+        return None, None
     secret = os.urandom(KEY_BYTES)
     temporary = _temporary(path)
     try:
@@ -160,22 +183,27 @@ def _secret(path: Path) -> bytes | None:
         handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
         with os.fdopen(handle, "wb") as out:
             out.write(secret)
+        if tampered is not None:
+            os.replace(temporary, path)
+            return secret, tampered
         try:
             os.link(temporary, path)  # the first writer wins; a concurrent one reads its key
         except FileExistsError:
-            with open(path, "rb") as file:
-                existing = file.read()
+            try:
+                existing, _status = read_regular(path, KEY_BYTES + 1)
+            except NotRegular:
+                existing = b""
             if len(existing) == KEY_BYTES:
-                return existing
+                return existing, None
             os.replace(temporary, path)  # a damaged key: entries sealed with it are rebuilt
     except OSError:
-        return None
+        return None, tampered
     finally:
         from contextlib import suppress  # once per user: the key is made on first use
 
         with suppress(FileNotFoundError):
             os.unlink(temporary)
-    return secret
+    return secret, tampered
 
 
 def _temporary(path: Path) -> str:

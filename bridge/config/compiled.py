@@ -20,6 +20,11 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
 FORMAT = 3
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
+# Seconds from a call's start to its answer (bridge.hookcall): below the `timeout: 60` that
+# `ccbridge install` registers, with room for the hard stop's grace, the audit record and the
+# interpreter's start.
+DEFAULT_DEADLINE = 54.0
+MAX_DEADLINE = 55.0
 # A config file past this is refused with its size: no real config comes near it, and PyYAML
 # takes seconds per hundred kilobytes.
 MAX_CONFIG_BYTES = 256 << 10
@@ -70,10 +75,13 @@ class CompiledConfig(Record, frozen=True):
     approval: str = "prompt"
     max_hooks: int = 64
     output_cap: int = 1024 * 1024
+    deadline: float = DEFAULT_DEADLINE
     policies: Mapping[str, tuple[PolicyRef, ...]] = field(default_factory=dict)
     audit: AuditConfig = AuditConfig()
     goals: GoalConfig = GoalConfig()
     self_protection_off_in: str | None = None  # the config file that says `self_protection: false`
+    # What a project or local layer tried to loosen and did not (the stricter value holds)
+    warnings: tuple[str, ...] = ()
     error: str | None = None  # the config could not be loaded: every PreToolUse is denied
     # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
     # (bridge.wall); judged when compiled, so the cache is keyed by the CC settings files too.
@@ -94,12 +102,14 @@ class CompiledConfig(Record, frozen=True):
             "approval": self.approval,
             "max_hooks": self.max_hooks,
             "output_cap": self.output_cap,
+            "deadline": self.deadline,
             "policies": {
                 kind: [[ref.ref, ref.where] for ref in refs] for kind, refs in self.policies.items()
             },
             "audit": self.audit.to_json(),
             "goals": self.goals.to_json(),
             "self_protection_off_in": self.self_protection_off_in,
+            "warnings": list(self.warnings),
             "error": self.error,
             "protection": self.protection,
         }
@@ -113,6 +123,7 @@ class CompiledConfig(Record, frozen=True):
             approval=data["approval"],
             max_hooks=data["max_hooks"],
             output_cap=data["output_cap"],
+            deadline=data["deadline"],
             policies={
                 kind: tuple(PolicyRef(ref, where) for ref, where in refs)
                 for kind, refs in data["policies"].items()
@@ -120,6 +131,7 @@ class CompiledConfig(Record, frozen=True):
             audit=AuditConfig(**data["audit"]),
             goals=GoalConfig(**data["goals"]),
             self_protection_off_in=data["self_protection_off_in"],
+            warnings=tuple(data["warnings"]),
             error=data["error"],
             protection=data["protection"],
         )
@@ -143,15 +155,20 @@ class Source(Record, frozen=True, slots=True):
     path: Path
     content: bytes | None
     identity: tuple[str, int, int, str]
+    problem: str = ""  # why content is None, when it is not simply missing
 
 
 def read_sources(paths: Sequence[Path]) -> list[Source]:
+    from bridge.paths import NotRegular, read_regular
+
     sources = []
     for path in paths:
         try:
-            with open(path, "rb") as handle:
-                stat = os.fstat(handle.fileno())
-                content = handle.read(MAX_CONFIG_BYTES + 1)
+            content, stat = read_regular(path, MAX_CONFIG_BYTES + 1)
+        except NotRegular as error:  # a FIFO would hang every call that reads it
+            problem = f"{error}: ccbridge reads only regular config files"
+            sources.append(Source(path, None, (str(path), -2, -2, ""), problem=problem))
+            continue
         except OSError:
             sources.append(Source(path, None, (str(path), -1, -1, "")))
             continue

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from bridge.config.compiled import AuditConfig, CompiledConfig, GoalConfig
+from bridge.config.compiled import MAX_DEADLINE, AuditConfig, CompiledConfig, GoalConfig
 
 MAX_HOOK_TIMEOUT = 50.0  # seconds: stays under the 60 s CC timeout `ccbridge install` registers
 _COMPILED = CompiledConfig()  # the defaults of a config without that key, kept in one place
@@ -69,6 +69,8 @@ class Defaults(BaseModel):
     approval: Literal["prompt", "none"] = "prompt"  # CompiledConfig's default too
     max_hooks: int = Field(default=_COMPILED.max_hooks, ge=1, le=256)
     output_cap: int = Field(default=_COMPILED.output_cap, ge=1024, le=64 * 1024 * 1024)
+    # Seconds from the start of a call to its answer; past it the call is refused.
+    deadline: float = Field(default=_COMPILED.deadline, ge=1, le=MAX_DEADLINE)
 
 
 class Policies(BaseModel):

@@ -10,7 +10,6 @@ history, so their cost does not grow with it.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import sqlite3
@@ -20,11 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bridge.audit.log import lock_within
 from bridge.goal.activation import ProcessIdentity
 from bridge.goal.authority import EventKind, SessionEvent, Source, SourceKind, Window, window_of
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Change, Goal
 from bridge.goal.rules import check_change, parse_change
+from bridge.paths import open_regular
 
 SCHEMA_VERSION = 2
 _SCHEMA_V1 = """
@@ -325,7 +326,8 @@ def _private_file(path: Path) -> None:
     mode): goal state is the authority, and other users have no business reading it."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     _restrict(path.parent, 0o700)
-    os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+    # A FIFO in its place would hang SQLite's reads, which retry past any signal.
+    os.close(open_regular(path, os.O_RDWR | os.O_CREAT))
     _restrict(path, 0o600)
 
 
@@ -335,11 +337,23 @@ def _restrict(target: Path, mode: int) -> None:
         target.chmod(mode)
 
 
+# A process that holds the set-up lock this long is stuck: the call fails (closed) instead of
+# waiting for it.
+LOCK_WAIT = 10.0
+
+
 @contextmanager
 def _exclusive(lock_path: Path) -> Iterator[None]:
-    descriptor = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        descriptor = open_regular(lock_path, os.O_RDWR | os.O_CREAT)
+    except OSError as error:
+        raise GoalError(Code.STORAGE_ERROR, f"cannot open {lock_path}: {error}") from None
+    try:
+        if not lock_within(descriptor, LOCK_WAIT):
+            raise GoalError(
+                Code.STORAGE_ERROR,
+                f"{lock_path} has been held by another process for over {LOCK_WAIT:g} s",
+            )
         yield
     finally:
         os.close(descriptor)

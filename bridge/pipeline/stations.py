@@ -70,7 +70,9 @@ class CancelSignal:
 
 
 PreListener = Callable[[Execution, Callable[[], PreDecision]], PreDecision]
-Guard = Callable[[Execution], str | None]
+# A guard's answer: None abstains; a reason (a plain string or `Deny(reason)`) denies; `Ask(reason)`
+# asks the user (for what only the run would tell). It can never allow.
+Guard = Callable[[Execution], str | Deny | Ask | None]
 Tool = Callable[[Execution, CancelSignal], ToolResult]
 Wrapper = Callable[[Execution, CancelSignal, Callable[[CancelSignal], ToolResult]], ToolResult]
 PostListener = Callable[[Execution, ToolResult, Callable[[], PostDecision]], PostDecision]
@@ -165,22 +167,36 @@ def _approve(
     return Deny(f"approval {answer}{why}")
 
 
-def _guard(execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step]) -> str | None:
-    """The first objection, if any. Guards can only deny, so their order never changes yes/no.
-    The reason starts with `[guard name]`, as a sub-hook's does, so whoever reads it (the model,
-    the audit) can tell who denied."""
+def _guard(execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step]) -> PreDecision:
+    """The guards' word: the first denial; else every question, as one `Ask`; else `Allow`.
+
+    Guards can only deny or ask, so their order never changes the answer's kind, and a question
+    never hides a denial (deny > ask): the guards after one that asks still run. Each reason
+    starts with `[guard name]`, as a sub-hook's does, so whoever reads it (the model, the
+    audit, the user at the prompt) can tell who objected; questions are sorted, so their text
+    does not depend on the order either."""
+    questions: list[str] = []
     for guard in guards:
         try:
             objection = guard.fn(execution)
         except Exception as error:
             trace.append(Step("guard", guard.name, "error", _describe(error)))
-            return f"[{guard.name}] failed: {_describe(error)}"
-        if objection is not None:
-            reason = str(objection) or "objected"
+            return Deny(f"[{guard.name}] failed: {_describe(error)}")
+        if objection is None:
+            trace.append(Step("guard", guard.name, "abstain"))
+        elif isinstance(objection, Ask):
+            question = objection.reason or "asked"
+            trace.append(Step("guard", guard.name, "ask", question))
+            questions.append(f"[{guard.name}] {question}")
+        elif isinstance(objection, Allow):  # a guard that tries to allow is a broken guard
+            trace.append(Step("guard", guard.name, "error", "returned Allow()"))
+            return Deny(f"[{guard.name}] returned Allow(), but a guard can only deny or ask")
+        else:
+            text = objection.reason if isinstance(objection, Deny) else str(objection)
+            reason = text or "objected"
             trace.append(Step("guard", guard.name, "deny", reason))
-            return f"[{guard.name}] {reason}"
-        trace.append(Step("guard", guard.name, "abstain"))
-    return None
+            return Deny(f"[{guard.name}] {reason}")
+    return Ask("\n\n".join(sorted(questions))) if questions else Allow()
 
 
 def decide(
@@ -191,16 +207,22 @@ def decide(
     """Pre-execute, approval, guards: may this call run?
 
     Guards also run on an `Ask` whose approval is deferred to the host: had the host approved,
-    they would run next, so a guard's objection must win over the pending question.
+    they would run next, so a guard's objection must win over the pending question. A guard's
+    own question goes to the approval channel as a listener's does; when a question is already
+    deferred to the host, the guards' reasons join it (one prompt, every reason).
     """
     trace: list[Step] = []
     decision = _pre_execute(execution, stations.pre_execute, trace)
     if isinstance(decision, Ask):
         decision = _approve(execution, decision, approval, trace)
     if not isinstance(decision, Deny):
-        objection = _guard(execution, stations.guards, trace)
-        if objection is not None:
-            decision = Deny(objection)
+        verdict = _guard(execution, stations.guards, trace)
+        if isinstance(verdict, Deny):
+            decision = verdict
+        elif isinstance(verdict, Ask) and isinstance(decision, Ask):
+            decision = Ask("\n\n".join(r for r in (decision.reason, verdict.reason) if r))
+        elif isinstance(verdict, Ask):
+            decision = _approve(execution, verdict, approval, trace)
     return Outcome(decision=decision, trace=tuple(trace))
 
 

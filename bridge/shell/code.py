@@ -35,33 +35,89 @@ _TREE_DELETE = re.compile(
     r"|(?:fs|promises|fsp)\.rm|rmdirSync|rimraf(?:\.sync)?|Deno\.remove)\s*\(?\s*(?P<arg>[^,)\n;]*)",
 )
 
+# awk's `"cmd" | getline` and `print | "cmd"`, which run cmd with the shell.
+_AWK_PIPE = re.compile(
+    r"""(?P<q>["'])(?P<text>(?:\\.|(?!(?P=q)).)*)(?P=q)\s*\|&?\s*getline"""
+    r"""|\|&?\s*(?P<q2>["'])(?P<text2>(?:\\.|(?!(?P=q2)).)*)(?P=q2)"""
+)
+# A program and its arguments as separate literals: `execFileSync('rm', ['-rf', p])`,
+# `spawn("rm", [...])`, perl's `system("rm", "-rf", "/")` or `system 'rm', '-rf', '/'`.
+_ARGV_CALL = re.compile(
+    r"\b(?:system|exec|execFile(?:Sync)?|spawn(?:Sync)?|execvp?e?|execl|Popen|run|call"
+    r"|check_call|check_output)\s*\(?\s*(?P<args>(?:[rbuf]?(?P<q>['\"])(?:\\.|(?!(?P=q)).)*(?P=q)"
+    r"\s*,\s*)+(?:\[[^\[\]]*\]|[^;\n)]*))"
+)
+# A loop that forks without end: `fork while 1`, `while(1){fork}`, `while True: os.fork()`.
+_FORK_LOOP = re.compile(
+    r"\bfork\b[^;\n]*\bwhile\s*\(?\s*(?:1|true|True)\b"
+    r"|\b(?:while|loop|until)\b[^;\n]{0,20}?(?:1|true|True|\{)[^\n]{0,40}?\bfork\s*\("
+    r"|\bwhile\s*\(?\s*(?:1|true|True)\s*\)?\s*[:{;]?\s*(?:os\.|Process\.)?fork\b"
+)
+# Code fetched and run at once: `exec(urlopen(URL).read())`, `eval(requests.get(URL).text)`.
+_FETCH_AND_RUN = re.compile(
+    r"\b(?:exec|eval|compile)\s*\([^;\n]*\b(?:urlopen|urlretrieve|requests\.get|httpx\.get"
+    r"|urllib|http\.client|fetch|Net::HTTP|open-uri|LWP|HTTP::Tiny)\b"
+)
+# Expressions whose value is known: the working directory, as the judge spells it.
+_CWD = re.compile(r"\b(?:os\.getcwd\(\)|process\.cwd\(\)|Dir\.pwd|getcwd\(\))")
+
+# The home directory, as interpreters spell it.
+_HOME_EXPRESSION = (
+    r"(?:Dir\.home|os\.homedir\(\)|(?:pathlib\.)?Path\.home\(\)|process\.env\.HOME"
+    r"|os\.path\.expanduser\(\s*['\"]~['\"]\s*\)|File\.expand_path\(\s*['\"]~['\"]\s*\)"
+    r"|os\.environ\[\s*['\"]HOME['\"]\s*\]|os\.getenv\(\s*['\"]HOME['\"]\s*\)"
+    r"|ENV\[\s*['\"]HOME['\"]\s*\]|\$ENV\{\s*['\"]?HOME['\"]?\s*\})"
+)
+_HOME = re.compile(rf"^{_HOME_EXPRESSION}$")
+_HOME_ADDED = re.compile(rf"\s*\+\s*{_HOME_EXPRESSION}\s*[),]")
+
 ShellJudge = Callable[[str], str | None]
 TargetJudge = Callable[[str], str | None]
 
 
-def code_objection(code: str, shell: ShellJudge, target: TargetJudge) -> str | None:
-    """The first harm found in `code`: a shell command it runs, or a tree it deletes."""
+def code_objection(
+    code: str, shell: ShellJudge, target: TargetJudge, unknown: Callable[[str], str] = str
+) -> str | None:
+    """The first harm found in `code`: a shell command it runs, or a tree it deletes. A reason
+    about what only the run would tell (a command or path computed by the code) is made with
+    `unknown`; the shell judge is asked about the literal commands first."""
+    if _FORK_LOOP.search(code):
+        return "fork bomb: the code forks in an endless loop until the machine stops responding"
+    if found := _FETCH_AND_RUN.search(code):
+        return "runs code it fetches from the network without anyone reading it first"
+    unsure = None
+    questions = unknown is not str  # a caller that tells questions apart: look for a harm on
     for command in _shell_commands(code):
         if reason := shell(command):
+            if type(reason) is not str:  # a question (the judge's `Unknown`): look further
+                unsure = unsure or reason
+                continue
             return reason
     if found := _COMPUTED_CALL.search(code):
-        return (
+        reason = unknown(
             f"cannot tell what this runs: {found['call']}({found['arg'].strip()}) runs a "
             "command only known when the code runs"
         )
+        if not questions:
+            return reason
+        unsure = unsure or reason
     for found in _TREE_DELETE.finditer(code):
         call, arg = found["call"], found["arg"].strip()
         if call.endswith((".rm", "rmdirSync")) and not _recursive_rm(code, found.end()):
             continue
-        literal = _LITERAL.fullmatch(arg)
+        closed = arg + ")" * (arg.count("(") - arg.count(")"))  # the match stops at a `)`
+        literal = _LITERAL.fullmatch(arg) or _LITERAL.fullmatch(_HOME.sub("'$HOME'", closed))
         if literal is None:
-            return (
+            reason = unknown(
                 f"cannot tell what this deletes: {call}({arg}) removes a whole tree "
                 "whose path is only known when the code runs"
             )
-        if what := target(literal["text"]):
+            if not questions:
+                return reason
+            unsure = unsure or reason
+        elif what := target(literal["text"]):
             return f"{call} recursively deletes {what}"
-    return None
+    return unsure
 
 
 def _shell_commands(code: str) -> Iterator[str]:
@@ -69,13 +125,52 @@ def _shell_commands(code: str) -> Iterator[str]:
     for found in _SHELL_CALL.finditer(code):
         text = found["text"]  # what is only known at run time becomes a `$X` the judge sees
         text = _FIELD.sub("$X", text) if "f" in found["prefix"] else text
-        yield text if _ARGUMENT_END.match(code, found.end()) else text + "$X"
+        if _ARGUMENT_END.match(code, found.end()):
+            yield text
+        else:  # built on: a known home directory stays known, anything else is `$X`
+            home = _HOME_ADDED.match(code, found.end())
+            yield text + ("$HOME" if home else "$X")
     for found in _BACKTICKS.finditer(code):
         yield next(group for group in found.groups() if group is not None)
     for found in _LIST.finditer(code):
-        words = [m["text"] for m in _LITERAL.finditer(found[1])]
-        if words and not _LITERAL.sub("", found[1]).replace(",", "").strip():
-            yield " ".join(_quote(word) for word in words)
+        yield _words(found[1])
+    for found in _ARGV_CALL.finditer(code):
+        yield _words(found["args"].replace("[", "").replace("]", ""))
+    for found in _AWK_PIPE.finditer(code):
+        yield found["text"] if found["text"] is not None else found["text2"]
+    if "\\" in code:  # `system("rm\040-rf\040/")`: the string as the interpreter decodes it
+        decoded = _C_ESCAPE.sub(_decode, code)
+        if decoded != code:
+            yield from _shell_commands(decoded)
+
+
+_C_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9a-fA-F]{2})|([nt]))")
+
+
+def _decode(found: re.Match[str]) -> str:
+    octal, hexadecimal, letter = found.groups()
+    if letter:
+        return "\n" if letter == "n" else "\t"
+    return chr(int(octal, 8) if octal else int(hexadecimal, 16))
+
+
+def _words(items: str) -> str:
+    """Comma-separated items as shell words: literals quoted, the working directory as
+    `$(pwd)`, anything else computed as `$X`."""
+    words = []
+    for item in items.split(","):  # commas inside a literal: rare, and only make more words
+        item = _CWD.sub("$(pwd)", item.strip())
+        parts = [_LITERAL.fullmatch(p.strip()) for p in item.split("+")]
+        if item and all(parts):
+            words.append(_quote("".join(p["text"] for p in parts if p)))
+        elif item:
+            texts = item.split("+")
+            pieces = [
+                p["text"] if p else ("$(pwd)" if t.strip() == "$(pwd)" else "$X")
+                for p, t in zip(parts, texts, strict=True)
+            ]
+            words.append("".join(pieces))
+    return " ".join(words)
 
 
 def _quote(word: str) -> str:

@@ -33,20 +33,47 @@ def found_by(expression: tuple[str, ...], start: str, base: str) -> Callable[[st
     return listed
 
 
+# Primaries that take a value (`-gid -delete` tests for the group named "-delete"), by how many.
+_WITH_VALUE = dict.fromkeys(
+    (
+        *("-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex"),
+        *("-iregex", "-regextype", "-type", "-xtype", "-user", "-group", "-uid", "-gid", "-perm"),
+        *("-size", "-atime", "-ctime", "-mtime", "-amin", "-cmin", "-mmin", "-used", "-newer"),
+        *("-anewer", "-cnewer", "-inum", "-links", "-samefile", "-maxdepth", "-mindepth"),
+        *("-fstype", "-lname", "-ilname", "-printf", "-fprint", "-fprint0", "-fls", "-context"),
+    ),
+    1,
+) | {"-fprintf": 2}
+
+
+_WRAPPERS = frozenset({"sudo", "env", "command", "busybox", "toybox", "nice", "nohup", "doas"})
+
+
 def actions(expression: tuple[str, ...]) -> tuple[list[str], set[str]]:
     """find's expression without the commands it runs (`-exec CMD ... ;`), and their names."""
     tests: list[str] = []
     executed: set[str] = set()
     running = False
+    values = 0  # words still to come that are a primary's value, not a primary
+    wrapped = False  # the command run so far is a wrapper of the next word
     for previous, word in pairwise(("", *expression)):
+        if values:  # a primary's value, not a primary
+            values -= 1
+            continue
         if running:
             running = not (word == ";" or (word == "+" and previous == "{}"))
         elif word in ("-exec", "-execdir", "-ok", "-okdir"):
             running = True
         else:
             tests.append(word)
+            newer_xy = word.startswith("-newer") and len(word) == 8  # `-newermt DATE`
+            values = _WITH_VALUE.get(word, 0) or int(newer_xy)
         if previous in ("-exec", "-execdir", "-ok", "-okdir"):
             executed.add(posixpath.basename(word))
+            wrapped = posixpath.basename(word) in _WRAPPERS
+        elif running and wrapped and not word.startswith("-") and "=" not in word:
+            executed.add(posixpath.basename(word))  # `-exec sudo rm {} ;` runs rm
+            wrapped = posixpath.basename(word) in _WRAPPERS
     return tests, executed
 
 

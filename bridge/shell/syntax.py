@@ -97,7 +97,7 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
     "stdbuf": ("-i -o -e --input --output --error", 0),
     "ionice": ("-c -n -p -P -u --class --classdata", 0),
     "xargs": (
-        "-a -d -E -I -L -n -P -s --arg-file --delimiter --eof --replace --max-lines --max-args"
+        "-a -d -E -I -J -L -R -S -n -P -s --arg-file --delimiter --eof --max-lines --max-args"
         " --max-procs --max-chars",
         0,
     ),
@@ -139,7 +139,23 @@ _WRAPPERS: dict[str, tuple[str, int]] = {
 _ASSIGNING = frozenset({"env", "sudo", "doas"})  # `sudo VAR=value cmd` sets VAR for cmd
 _APPENDERS = frozenset({"xargs", "parallel"})  # wrappers that add arguments read at run time
 _RUN_WITH_SHELL = frozenset({"flock", "script"})  # `flock FILE -c CODE`, `script -c CODE`
-_UNWRAPPED = _WRAPPERS.keys() | _RUN_WITH_SHELL
+# Wrappers that run the command after a subcommand and its operands (a container, a pod):
+# (name, subcommand) -> (its options that take a value, operands before the command).
+_CONTAINER_OPTIONS = (
+    "-e --env --env-file -u --user -w --workdir --detach-keys --index -c --container -n"
+    " --namespace -f --filename --pod-running-timeout --context --kubeconfig -l --selector"
+)
+_SUBCOMMAND_WRAPPERS = {
+    ("docker", "exec"): 1, ("podman", "exec"): 1, ("nerdctl", "exec"): 1,
+    ("docker-compose", "exec"): 1, ("docker", "compose"): 2, ("podman-compose", "exec"): 1,
+    ("kubectl", "exec"): 1, ("oc", "exec"): 1, ("lxc", "exec"): 1, ("incus", "exec"): 1,
+}  # fmt: skip
+# macOS `arch -arm64 CMD` (its value-taking options spelt out: `-arm64e` is no `-e` cluster),
+# and BSD `script [-q] FILE CMD...` (`script -c CODE` is read above).
+_ARCH_OPTIONS_WITH_VALUE = frozenset({"-arch", "-d", "-e"})
+_UNWRAPPED = (
+    _WRAPPERS.keys() | _RUN_WITH_SHELL | {name for name, _ in _SUBCOMMAND_WRAPPERS} | {"arch"}
+)
 
 
 class Redirect(Record, frozen=True, slots=True):
@@ -210,11 +226,23 @@ def expand_home(word: str) -> str:
     return word
 
 
+# The longest command the reader reads. Its time grows with the text (some 10 µs a character,
+# more for dense ones); a longer command is denied by its size alone, so that every call is
+# answered within the deadline. Content that long belongs in a file (the Write tool).
+MAX_COMMAND_CHARS = 64 << 10
+
+
 def bash_script(tool_input: Mapping[str, object]) -> Script | str:
     """The parsed command of a Bash call, or the reason a guard should deny it."""
     command = tool_input.get("command")
     if not isinstance(command, str):
         return "cannot parse command safely: the Bash call has no command string"
+    if len(command) > MAX_COMMAND_CHARS:
+        return (
+            f"cannot judge command safely: it is {len(command)} characters long, over the "
+            f"{MAX_COMMAND_CHARS} that ccbridge's shell reader reads (write long content to a "
+            "file with the Write tool, or split the command)"
+        )
     script = parse(command)
     if isinstance(script, Unparseable):
         return f"cannot parse command safely: {script.reason}"
@@ -657,6 +685,13 @@ def _command(
     dynamic = frozenset(i - offset for i, (_, unknown) in enumerate(fields) if unknown)
     more_args = any(posixpath.basename(t) in _APPENDERS for t in texts[:offset])
     sources = [*subs, *(sub for word in words for sub in word.subs)]
+    if more_args and ":::" in argv:
+        kept, more_args, runs = _parallel_arguments(argv, texts[:offset])
+        argv, dynamic = (
+            tuple(argv[k] for k in kept),
+            frozenset(new for new, k in enumerate(kept) if k in dynamic),
+        )
+        sources += [code for run in runs for code in _inline_scripts(run, ())]
     sources += _inline_scripts(argv, tuple(redirects))
     nested = tuple(_parse(source, depth + 1) for source in sources)
     assignments = tuple(_fields(word, assignment=True)[0][0] for word in words[:start])
@@ -848,7 +883,11 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
         if code is not None:
             return ("sh", "-c", code)  # which is what they run
         if name not in _WRAPPERS:
-            return argv
+            inner = _runs_after_operands(argv)
+            if inner is None:
+                return argv
+            argv = inner
+            continue
         with_value, positionals = _WRAPPERS[name]
         i = skip_options(argv, 1, frozenset(with_value.split()))
         if name == "command" and any("v" in a.lower() for a in argv[1:i] if a[:2] != "--"):
@@ -857,6 +896,56 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
             i += 1
         argv = argv[i + positionals :]
     return argv
+
+
+def _runs_after_operands(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The command of `docker exec [opts] C CMD`, `kubectl [-n ns] exec POD -- CMD`,
+    `docker compose exec SVC CMD`, `arch -arm64 CMD`, `script -q FILE CMD`; None when `argv`
+    runs none (`docker ps`, `arch` alone, `script` with only a file)."""
+    name = posixpath.basename(argv[0])
+    if name == "arch":
+        i = 1
+        while i < len(argv) and argv[i].startswith("-"):
+            i += 2 if argv[i] in _ARCH_OPTIONS_WITH_VALUE else 1
+        return argv[i:] or None
+    if name == "script":
+        i = skip_options(argv, 1, frozenset({"-t", "-T", "-I", "-O", "-B", "-E", "-m"}))
+        return argv[i + 1 :] or None
+    options = frozenset(_CONTAINER_OPTIONS.split())
+    i = skip_options(argv, 1, options)
+    if i >= len(argv):
+        return None
+    operands = _SUBCOMMAND_WRAPPERS.get((name, argv[i]))
+    if operands is None:
+        return None
+    if operands == 2:  # `docker compose exec`: one more subcommand
+        i += 1
+        if argv[i : i + 1] != ("exec",):
+            return None
+    i = skip_options(argv, i + 1, options)
+    rest = argv[i + 1 :]
+    return (rest[1:] if rest[:1] == ("--",) else rest) or None
+
+
+def _parallel_arguments(
+    argv: tuple[str, ...], wrappers: tuple[str, ...]
+) -> tuple[list[int], bool, list[tuple[str, ...]]]:
+    """`parallel CMD ::: A B` runs `CMD A` and `CMD B`: the indexes in `argv` of the command
+    and its arguments as one command's words (judged together), whether arguments still come
+    at run time (`::::` files, `-a`), and each run (for code: `parallel bash -c ::: CODE...`)."""
+    cut = argv.index(":::")
+    given = [k for k in range(cut + 1, len(argv)) if argv[k] != ":::"]
+    files = any(argv[k] == "::::" for k in given)
+    from_files = files or any(w.startswith(("-a", "--arg-file")) for w in wrappers)
+    command = argv[:cut] or ("sh", "-c")  # no command: each argument is one
+    runs = [
+        tuple(w.replace("{}", argv[k]) for w in command)
+        if any("{}" in w for w in command)
+        else (*command, argv[k])
+        for k in given
+        if argv[k] != "::::"
+    ]
+    return [*range(cut), *given], from_files or not cut, runs
 
 
 def skip_options(argv: tuple[str, ...], i: int, with_value: frozenset[str]) -> int:
@@ -924,6 +1013,8 @@ def program(argv: tuple[str, ...], redirects: tuple[Redirect, ...] = ()) -> Prog
         return None
     letters = _PROGRAM_OPTIONS[language]
     i = skip_options(argv, 1, _INTERPRETER_OPTIONS_WITH_VALUE)
+    if language in SHELLS and _noexec(argv[1:i]):
+        return None
     operand = argv[i] if i < len(argv) else None
     for option in argv[1:i]:
         if option in _LONG_PROGRAM_OPTIONS:
@@ -937,9 +1028,20 @@ def program(argv: tuple[str, ...], redirects: tuple[Redirect, ...] = ()) -> Prog
                 return Program("module" if letter == "m" else "inline", text)
         if language in SHELLS and "s" in option[1:]:  # `bash -s -- ARGS` reads stdin
             return _stdin(redirects)
-    if operand is not None and operand != "-":
+    if operand is not None and operand != "-" and operand not in STDIN_FILES:
         return Program("file", operand)
     return _stdin(redirects)
+
+
+# Files that are the standard input: `curl ... | bash /dev/stdin` reads the pipe.
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
+
+
+def _noexec(options: tuple[str, ...]) -> bool:
+    """`bash -n FILE`, `sh -o noexec`: the shell reads the code and runs none of it."""
+    if any(a == "-o" and b == "noexec" for a, b in pairs(options)):
+        return True
+    return any(o[:1] == "-" and o[1:2] != "-" and "n" in o[1:] for o in options)
 
 
 def _stdin(redirects: tuple[Redirect, ...]) -> Program:

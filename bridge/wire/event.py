@@ -59,13 +59,20 @@ BLOCKING_EVENTS = frozenset(
 
 
 class EventError(ValueError):
-    """Stdin did not hold a hook event we can judge; the message says why."""
+    """Stdin did not hold a hook event we can judge; the message says why. `host`: the agent
+    whose envelope it was, when that much was told (its refusal is answered in its dialect)."""
+
+    host: str | None = None
 
 
 class HookEvent(Record, frozen=True, slots=True):
     name: str
-    raw: Mapping[str, Any]
-    data: bytes
+    raw: Mapping[str, Any]  # CC's shape, whichever agent sent it
+    data: bytes  # what sub-hooks get on stdin: CC's event
+    # The agent that called (bridge.wire.hosts.HOSTS). A class attribute, not a field: every
+    # field costs each hook call's event its share of __init__; other agents' events are
+    # ForeignEvent.
+    host = "claude-code"
 
     @property
     def session_id(self) -> str:
@@ -101,6 +108,12 @@ class HookEvent(Record, frozen=True, slots=True):
         return value if isinstance(value, str) and value else None
 
 
+class ForeignEvent(HookEvent, frozen=True, slots=True):
+    """An event another agent sent, in CC's shape (bridge.wire.hosts)."""
+
+    host: str = "claude-code"
+
+
 def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -124,15 +137,29 @@ def deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def read_event(stream: Any, limit: int = MAX_EVENT_BYTES) -> HookEvent:
-    """One JSON object from a binary stream; raises EventError with a clear reason."""
+def read_event(stream: Any, limit: int = MAX_EVENT_BYTES, host: str | None = None) -> HookEvent:
+    """One JSON object from a binary stream; raises EventError with a clear reason. `host`
+    names the agent that calls (`ccbridge run --host`); None: told by the envelope."""
     data = stream.read(limit + 1)
     if len(data) > limit:
         raise EventError(f"hook event on stdin is larger than the {limit}-byte cap")
-    return parse_event(data)
+    return parse_event(data, host)
 
 
-def parse_event(data: bytes) -> HookEvent:
+def _foreign(raw: dict[str, Any]) -> bool:
+    """Whether the envelope may be another agent's: cheap, so a CC event pays nothing more."""
+    name = raw.get("hook_event_name")
+    return (
+        type(name) is not str
+        or name not in CC_EVENTS
+        or "conversation_id" in raw
+        or "cursor_version" in raw
+        or "turn_id" in raw
+        or raw.get("tool_name") == "Shell"
+    )
+
+
+def parse_event(data: bytes, host: str | None = None) -> HookEvent:
     if not data.strip():
         raise EventError("stdin was empty: expected one hook event as a JSON object")
     try:
@@ -146,6 +173,13 @@ def parse_event(data: bytes) -> HookEvent:
     # Fewer brackets than the cap (the usual event) cannot nest past it: skip the walk.
     if data.count(b"[") + data.count(b"{") > MAX_DEPTH and deeper_than(raw, MAX_DEPTH):
         raise EventError(f"hook event is nested deeper than the {MAX_DEPTH}-level cap")
+    caller = "claude-code"
+    if (host is not None and host != caller) or (host is None and _foreign(raw)):
+        from bridge.wire.hosts import translate
+
+        caller, mapped = translate(raw, host)
+        if mapped is not raw:
+            raw, data = mapped, jsonio.dumps(mapped)
     name = raw.get("hook_event_name")
     if not isinstance(name, str) or not name:
         raise EventError("hook event has no hook_event_name string")
@@ -157,4 +191,6 @@ def parse_event(data: bytes) -> HookEvent:
     for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
         if key in raw and raw[key] is not None and not isinstance(raw[key], str):
             raise EventError(f"hook event field {key} must be a string")
-    return HookEvent(name=name, raw=raw, data=data)
+    if caller == "claude-code":
+        return HookEvent(name=name, raw=raw, data=data)
+    return ForeignEvent(name=name, raw=raw, data=data, host=caller)

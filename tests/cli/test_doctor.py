@@ -22,7 +22,7 @@ def findings(sandbox: Sandbox) -> tuple[int, dict[str, list[tuple[str, str]]]]:
 
 def test_a_healthy_install(sandbox: Sandbox) -> None:
     fake_claude(sandbox, "2.1.332")
-    sandbox.write(sandbox.config, "audit:\n  keep: 2\n")
+    sandbox.write(sandbox.config, "audit:\n  keep: 8\n")  # a project may keep more, not less
     assert sandbox.run("install").returncode == 0
     code, found = findings(sandbox)
     assert code == 0, found
@@ -94,7 +94,10 @@ def test_invalid_config_and_hooks_configured_twice(sandbox: Sandbox) -> None:
 def test_unwritable_audit_location(sandbox: Sandbox) -> None:
     fake_claude(sandbox, "2.1.332")
     blocker = sandbox.write(sandbox.root / "file", "")
-    sandbox.write(sandbox.config, f"audit:\n  path: {blocker}/audit.jsonl\n")
+    # the user layer's: a project or local layer cannot move the audit
+    sandbox.write(
+        sandbox.home / ".claude/ccbridge.yaml", f"audit:\n  path: {blocker}/audit.jsonl\n"
+    )
     code, found = findings(sandbox)
     assert code == 1 and found["audit"][0][0] == "fail"
 

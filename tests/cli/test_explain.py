@@ -76,3 +76,42 @@ def test_explain_rejects_bad_stdin_without_traceback(sandbox: Sandbox) -> None:
     done = sandbox.run("explain", stdin="{")
     assert done.returncode == 1
     assert "not valid JSON" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_guard_that_asks_is_shown_in_explain_in_the_answer_and_in_the_audit(
+    sandbox: Sandbox,
+) -> None:
+    """`rm -rf "$target"`: the guard cannot know the target, so CC's prompt asks the user; with
+    `approval: none` the same question is a deny."""
+    guards = "policies: {guards: [builtin:dangerous_shell]}\nself_protection: false\n"
+    # Self-protection may be switched off only in the user layer (layers only tighten).
+    user_layer = sandbox.home / ".claude" / "ccbridge.yaml"
+    sandbox.write(user_layer, guards)
+    stdin = event_json(command='rm -rf "$target"')
+    why = "cannot tell what this deletes: $target is only known when the command runs"
+    done = sandbox.run("explain", "--json", stdin=stdin)
+    data = json.loads(done.stdout)
+    step = data["steps"][0]
+    assert (step["name"], step["outcome"]) == ("guard builtin:dangerous_shell", "ask")
+    assert why in step["detail"]
+    assert data["answer"]["exit_code"] == 0
+    text = sandbox.run("explain", stdin=stdin).stdout
+    assert "guard builtin:dangerous_shell" in text and " ask " in text
+    run = sandbox.run("run", stdin=stdin)
+    specific = json.loads(run.stdout)["hookSpecificOutput"]
+    assert (run.returncode, specific["permissionDecision"]) == (0, "ask")
+    assert specific["permissionDecisionReason"].startswith("[guard builtin:dangerous_shell] ")
+    assert why in specific["permissionDecisionReason"]
+    record = json.loads((sandbox.state / "audit.jsonl").read_text().splitlines()[-1])
+    assert any(s["outcome"] == "ask" and why in s["detail"] for s in record["steps"])
+    sandbox.write(user_layer, guards + "defaults: {approval: none}\n")
+    strict = sandbox.run("run", stdin=stdin)
+    specific = json.loads(strict.stdout)["hookSpecificOutput"]
+    assert (strict.returncode, specific["permissionDecision"]) == (2, "deny")
+    assert why in specific["permissionDecisionReason"]
+    assert (
+        json.loads(sandbox.run("run", stdin=event_json(command="rm -rf /")).stdout)[
+            "hookSpecificOutput"
+        ]["permissionDecision"]
+        == "deny"
+    )

@@ -18,7 +18,7 @@ import pytest
 from bridge.config import cache as cache_module
 from bridge.config.cache import KEY_BYTES, KEY_NAME, Cache, load
 from bridge.config.compiled import MAX_CONFIG_BYTES, AuditConfig, CompiledConfig, GoalConfig
-from bridge.paths import find_config
+from bridge.paths import find_config, wide_layers
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 
 
@@ -107,6 +107,10 @@ def test_missing_explicit_file_is_an_error(tmp_path: Path) -> None:
 
 
 def test_layers_add_hooks_and_override_defaults(tmp_path: Path) -> None:
+    """The user layer sets what it likes; the project and local layers add hooks and may only
+    tighten: a shorter timeout applies to their own hooks (never to a wider layer's), a longer
+    one and switching self-protection off are refused, said as warnings, and the stricter value
+    holds."""
     home, project = tmp_path / "home", tmp_path / "project"
     write(
         home / ".claude/ccbridge.yaml",
@@ -114,21 +118,28 @@ def test_layers_add_hooks_and_override_defaults(tmp_path: Path) -> None:
     )
     write(
         project / ".claude/ccbridge.yaml",
-        HOOK.format(command="project.sh") + "defaults:\n  timeout: 7\n",
+        HOOK.format(command="project.sh") + "defaults:\n  timeout: 3\n",
     )
-    write(project / ".claude/ccbridge.local.yaml", "self_protection: false\n")
-    paths, how = find_config(None, {"HOME": str(home)}, project)
+    write(
+        project / ".claude/ccbridge.local.yaml", "self_protection: false\ndefaults: {timeout: 7}\n"
+    )
+    env = {"HOME": str(home)}
+    paths, how = find_config(None, env, project)
     assert how == "layers" and len(paths) == 3
-    config = load(paths, None)
+    config = load(paths, None, wide=wide_layers(paths, env, None))
     assert config.error is None
     assert [(s.command, s.timeout) for s in config.hooks["PreToolUse"]] == [
-        ("user.sh", 7.0),
-        ("project.sh", 7.0),
-    ]  # merged defaults apply to all
+        ("user.sh", 5.0),
+        ("project.sh", 3.0),
+    ]  # the local layer's 7 s would loosen the project's 3 s
     assert [s.order for s in config.hooks["PreToolUse"]] == [0, 1]
     assert config.approval == "none"  # set by the user layer, not overridden
-    assert not config.self_protection
-    assert config.self_protection_off_in == str(project / ".claude/ccbridge.local.yaml")
+    assert config.self_protection and config.self_protection_off_in is None
+    local = str(project / ".claude/ccbridge.local.yaml")
+    assert [warning.split(": ")[:2] for warning in config.warnings] == [
+        [f"{local}:2", "defaults.timeout"],
+        [f"{local}:1", "self_protection"],
+    ]
 
 
 def test_lookup_order(tmp_path: Path) -> None:

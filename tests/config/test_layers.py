@@ -1,6 +1,7 @@
 """How the config layers combine: read least specific first (user, project, project-local), a
-later layer's `defaults`, `audit` and `goals` keys override, and a more specific layer cannot
-undo the user layer's `self_protection: false`."""
+later layer's `defaults`, `audit` and `goals` keys apply where they tighten what the wider layers
+set (a loosening is refused with a warning: tests/robustness/test_config_layers.py), and a more
+specific layer cannot undo the user layer's `self_protection: false`."""
 
 from __future__ import annotations
 
@@ -60,8 +61,20 @@ def test_the_local_layer_is_read_after_the_project_layer(tmp_path: Path) -> None
         "project.sh",
         "local.sh",
     ]
-    assert {spec.timeout for spec in config.hooks["PreToolUse"]} == {7.0}
-    assert (config.approval, config.audit.keep, config.goals.enabled) == ("prompt", 4, False)
+    # Each value is the strictest a layer set on the way down: the project's 5 s and the local
+    # layer's 7 s would loosen the user's 3 s, as would the local layer's `approval: prompt`,
+    # the smaller `keep`s and the local layer's `goals: {enabled: false}`.
+    assert {spec.timeout for spec in config.hooks["PreToolUse"]} == {3.0}
+    assert (config.approval, config.audit.keep, config.goals.enabled) == ("none", 5, True)
+    refused = [warning.split(": ")[:2] for warning in config.warnings]
+    assert [(file.rsplit(":", 1)[0], what) for file, what in refused] == [
+        (str(files["project"]), "defaults.timeout"),
+        (str(files["project"]), "audit.keep"),
+        (str(files["local"]), "defaults.approval"),
+        (str(files["local"]), "defaults.timeout"),
+        (str(files["local"]), "audit.keep"),
+        (str(files["local"]), "goals.enabled"),
+    ]
 
 
 @pytest.mark.parametrize(("wider", "specific"), [("user", "project"), ("user", "local")])

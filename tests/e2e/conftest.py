@@ -101,7 +101,7 @@ def claude(cc_version: str) -> Path:
     if binary is None:
         pytest.skip(
             f"Claude Code {cc_version} is not in {claude_cache()}: the package registry could "
-            "not be reached or it was never fetched; run scripts/fetch-claude"
+            "not be reached or it was never fetched; run scripts/fetch-clients"
         )
     return binary
 
@@ -121,3 +121,8 @@ def record_outcome(request: pytest.FixtureRequest) -> matrix_table.RecordOutcome
 def pytest_sessionfinish(session: pytest.Session) -> None:
     if session.config.stash.get(_recorded, False):
         matrix_table.write_table()
+    if any("test_agents_matrix" in item.nodeid for item in session.items):
+        from . import agents_table
+
+        if agents_table.load():
+            agents_table.write_section()

@@ -55,7 +55,7 @@ def newest_claude() -> Path:
     version = max(pinned_versions(), key=version_tuple)
     binary = claude_binary(version)
     if binary is None:
-        message = f"Claude Code {version} is not in {claude_cache()}: run scripts/fetch-claude"
+        message = f"Claude Code {version} is not in {claude_cache()}: run scripts/fetch-clients"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)

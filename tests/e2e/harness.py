@@ -1,7 +1,7 @@
 """Run the real Claude Code binary against the loopback model stand-in.
 
-The binaries are fetched by `scripts/fetch-claude` into a cache outside the repo; the pinned
-versions live in `.ci/claude-versions` only.
+The binaries are fetched by `scripts/fetch-clients` into a cache outside the repo; the pinned
+versions of every client live in `.ci/client-versions` only (lines `claude-code VERSION`).
 """
 
 from __future__ import annotations
@@ -20,13 +20,14 @@ from typing import Any
 from .model_stub import ModelStub, Transcript, Turn
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-VERSIONS_FILE = REPO_ROOT / ".ci" / "claude-versions"
+VERSIONS_FILE = REPO_ROOT / ".ci" / "client-versions"
 DEFAULT_TIMEOUT = 60.0
 
 
-def pinned_versions() -> list[str]:
+def pinned_versions(client: str = "claude-code") -> list[str]:
+    """The versions of `client` pinned in .ci/client-versions, in file order."""
     lines = VERSIONS_FILE.read_text(encoding="utf-8").splitlines()
-    return [line.strip() for line in lines if line.strip()]
+    return [parts[1] for parts in map(str.split, lines) if len(parts) == 2 and parts[0] == client]
 
 
 def claude_cache() -> Path:
@@ -35,7 +36,7 @@ def claude_cache() -> Path:
 
 
 def claude_binary(version: str) -> Path | None:
-    """The cached binary for `version`, or None when scripts/fetch-claude has not got it."""
+    """The cached binary for `version`, or None when scripts/fetch-clients has not got it."""
     binary = claude_cache() / version / "claude"
     return binary if binary.is_file() and os.access(binary, os.X_OK) else None
 

@@ -74,8 +74,12 @@ def render(measurements: list[Measurement], versions: list[str]) -> str:
 
 
 def write_table(results_dir: Path = RESULTS_DIR, table_path: Path = TABLE_PATH) -> Path:
+    from .agents_table import keep_section  # the other agents' section below this table
+
     table_path.parent.mkdir(parents=True, exist_ok=True)
-    table_path.write_text(render(load(results_dir), pinned_versions()), encoding="utf-8")
+    kept = keep_section(table_path.read_text(encoding="utf-8")) if table_path.exists() else ""
+    text = render(load(results_dir), pinned_versions())
+    table_path.write_text(text + ("\n" + kept if kept else ""), encoding="utf-8")
     return table_path
 
 

@@ -148,7 +148,12 @@ def test_the_sandbox_keeps_the_agent_out_of_ccbridge_and_cc_settings(
         project,
         settings,
         script,
-        env={"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(cache)},
+        env={
+            "CCBRIDGE_STATE_DIR": str(state),
+            "CCBRIDGE_CACHE_DIR": str(cache),
+            # a project layer cannot switch protection off: the file is named explicitly
+            **({} if self_protection else {"CCBRIDGE_CONFIG": str(config)}),
+        },
         timeout=300,
     )
 

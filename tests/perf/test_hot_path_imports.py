@@ -47,6 +47,8 @@ FORBIDDEN = (
     "importlib.metadata*",
     "argparse",
     "bridge.goal*",
+    # The other agents' adapters: a CC event never needs them.
+    "bridge.wire.hosts*",
     # Each costs a hook call milliseconds: `typing` (type checkers only), `json` (`_json` does
     # the work, see bridge.wire.jsonio), `hashlib` (OpenSSL; see bridge.wire.digest).
     "typing",
@@ -126,6 +128,7 @@ EMPTY_CONFIG_ALLOWED = (
     "_json",
     "_sha256",
     "_sha2",
+    "fcntl",
 )
 
 # A sub-hook additionally needs the matchers and the process machinery: posix_spawn, poll and
@@ -354,3 +357,49 @@ def test_only_a_writing_command_loads_what_reads_writers(
         assert "bridge.guards.protect.writes" in warm_run(
             config_file, event("Bash", {"command": command}), env
         )
+
+
+@pytest.mark.parametrize(
+    ("host", "stdin"),
+    [
+        (
+            "gemini",
+            b'{"hook_event_name":"BeforeTool","session_id":"s","cwd":"",'
+            b'"tool_name":"run_shell_command","tool_input":{"command":"ls"}}',
+        ),
+        (
+            "grok",
+            b'{"hookEventName":"pre_tool_use","sessionId":"s","cwd":"",'
+            b'"toolName":"read_file","toolInput":{"file_path":"/etc/hostname"}}',
+        ),
+    ],
+)
+def test_another_agents_event_imports_its_own_adapter_only(
+    tmp_path: Path, env: dict[str, str], host: str, stdin: bytes
+) -> None:
+    """An adapter loads for its own agent's envelope, and none of the others with it."""
+    extra = warm_run(config(tmp_path), stdin, env) - interpreter_alone(env)
+    adapters = matching(extra, ["bridge.wire.hosts.*"])
+    assert adapters == {f"bridge.wire.hosts.{host}"}
+    assert matching(extra, [p for p in FORBIDDEN if p != "bridge.wire.hosts*"]) == set()
+
+
+@pytest.mark.parametrize("hook", ["dangerous_shell.py", "protect_paths.py"])
+def test_a_plain_hook_without_options_starts_as_lean_as_ccbridge_run(
+    env: dict[str, str], hook: str
+) -> None:
+    """No argparse (nor the re, enum, gettext and locale it imports) when there is no option to
+    read; the hook still judges (it denies `rm -rf /` and a write to `.env`)."""
+    script = str(HOOKS / hook)
+    harmful = "rm -rf /" if hook == "dangerous_shell.py" else "echo x > .env"
+    done = subprocess.run(
+        [sys.executable, "-S", script],
+        input=event("Bash", {"command": harmful}),
+        capture_output=True,
+        env={**env, "PYTHONPATH": str(HOOKS.parent)},
+        check=False,
+    )
+    assert b'"permissionDecision":"deny"' in done.stdout.replace(b" ", b""), done
+    names = without_site([script], env, BASH)
+    assert "bridge.policies.hook" in names  # the event really was judged
+    assert matching(names, ("argparse", "gettext", "locale", *NEVER_ON_A_PLAIN_CALL)) == set()

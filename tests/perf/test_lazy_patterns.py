@@ -49,6 +49,8 @@ EVERYDAY = [
     "cd /tmp && python3 -m pytest -q tests/x.py 2>&1 | tail -5",
     "cat a{b,c} | grep -n x",
     "VERBOSE=1 npm run build -- --watch=false",
+    "rm -rf build dist *.egg-info",
+    "find . -name '*.pyc' -delete && chmod -R u+w build",
 ]
 
 PROBE = """

@@ -138,6 +138,39 @@ def test_guards_abstain_object_and_fail_with_their_name() -> None:
     assert broken.trace == (Step("guard", "g", "error", "ValueError: broken"),)
 
 
+def test_a_guard_may_ask_and_every_other_guard_still_runs() -> None:
+    """`Ask(reason)` is a guard's question; a later guard's denial still wins (deny > ask)."""
+    unsure = Named("unsure", lambda _e: Ask("cannot tell what $X is"))
+    typed = Named("typed", lambda _e: Deny("never"))
+    deferred = decide(CALL, Stations(guards=(unsure,)), lambda _e, _a: "deferred")
+    assert deferred.decision == Ask("[unsure] cannot tell what $X is")
+    assert deferred.trace == (
+        Step("guard", "unsure", "ask", "cannot tell what $X is"),
+        Step("approval", "channel", "deferred", "[unsure] cannot tell what $X is"),
+    )
+    denied = decide(CALL, Stations(guards=(unsure, typed)), lambda _e, _a: "deferred")
+    assert denied.decision == Deny("[typed] never")
+    assert [step.outcome for step in denied.trace] == ["ask", "deny"]
+    # no channel (`approval: none`): the question is a denial that says what was asked
+    assert decide(CALL, Stations(guards=(unsure,))).decision == Deny(
+        "approval required but no approval channel is available: [unsure] cannot tell what $X is"
+    )
+    assert decide(CALL, Stations(guards=(unsure,)), lambda _e, _a: "allowed_once").decision == (
+        Allow()
+    )
+
+
+def test_guards_questions_join_a_deferred_question_sorted_and_allow_is_refused() -> None:
+    second = Named("b", lambda _e: Ask("second"))
+    first = Named("a", lambda _e: Ask(""))
+    stations = Stations(pre_execute=asking("hook?").pre_execute, guards=(second, first))
+    both = decide(CALL, stations, lambda _e, _a: "deferred")
+    assert both.decision == Ask("hook?\n\n[a] asked\n\n[b] second")
+    allowing = decide(CALL, Stations(guards=(Named("lax", lambda _e: Allow()),)))
+    assert allowing.decision == Deny("[lax] returned Allow(), but a guard can only deny or ask")
+    assert allowing.trace == (Step("guard", "lax", "error", "returned Allow()"),)
+
+
 def test_run_tool_traces_the_body_and_a_deferred_ask_denies() -> None:
     ok = run_tool(CALL, Stations(), {"echo": echo})
     assert ok.result == ToolResult(content="hi", value={"v": 1})

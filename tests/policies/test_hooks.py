@@ -123,7 +123,8 @@ def test_a_project_switches_git_rules_with_a_policy_file_next_to_its_config(
                 "--config",
                 str(tmp_path / "ccbridge.yaml"),
             ],
-            input=event("Bash", {"command": command}),
+            # ccbridge denies a call whose working directory does not exist
+            input=event("Bash", {"command": command}, cwd=str(tmp_path)),
             capture_output=True,
             env={
                 **os.environ,

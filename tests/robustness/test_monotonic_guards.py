@@ -50,11 +50,18 @@ def listener(kind: str) -> Callable[..., Any]:
     return listen
 
 
-def guard(kind: str) -> Callable[[Execution], str | None]:
-    def check(_execution: Execution) -> str | None:
+def guard(kind: str) -> Callable[[Execution], str | Deny | Ask | None]:
+    def check(_execution: Execution) -> str | Deny | Ask | None:
         if kind == "raise":
             raise ValueError("guard bug")
-        return {"abstain": None, "object": "not here", "empty": ""}[kind]
+        answers: dict[str, str | Deny | Ask | None] = {
+            "abstain": None,
+            "object": "not here",
+            "empty": "",
+            "deny": Deny("typed no"),
+            "ask": Ask("cannot tell"),
+        }
+        return answers[kind]
 
     return check
 
@@ -71,7 +78,8 @@ def channel(kind: str) -> Callable[..., Any]:
 listeners = st.lists(
     st.sampled_from(["pass", "allow", "deny", "ask", "raise", "garbage", "override"]), max_size=5
 )
-guards = st.lists(st.sampled_from(["abstain", "object", "empty", "raise"]), max_size=4)
+GUARD_KINDS = ["abstain", "object", "empty", "deny", "ask", "raise"]
+guards = st.lists(st.sampled_from(GUARD_KINDS), max_size=4)
 approvals = st.sampled_from(
     ["allowed_once", "rejected", "cancelled", "unavailable", "deferred", "raise"]
 )
@@ -93,7 +101,7 @@ def stations(pre: list[str], checks: list[tuple[str, str]]) -> Stations:
     pre=listeners,
     checks=guards,
     approval=approvals,
-    added=st.sampled_from(["abstain", "object", "empty", "raise"]),
+    added=st.sampled_from(GUARD_KINDS),
     data=st.data(),
 )
 def test_adding_a_guard_never_weakens_decide(
@@ -104,8 +112,10 @@ def test_adding_a_guard_never_weakens_decide(
     more = [*named(checks)[:at], ("added", added), *named(checks)[at:]]
     after = decide(EXECUTION, stations(pre, more), channel(approval)).decision
     assert strength(after) >= strength(before)
-    if added != "abstain":
+    if added not in ("abstain", "ask"):
         assert isinstance(after, Deny)  # a guard that objects or breaks always denies
+    if added == "ask":  # a question is answered by the channel, or deferred as a question
+        assert not isinstance(after, Allow) or approval == "allowed_once"
     if isinstance(before, Deny):
         assert after == before or added != "abstain"
 
@@ -118,6 +128,8 @@ def test_guard_order_never_changes_yes_or_no(
     first = decide(EXECUTION, stations(pre, named(checks)), channel(approval)).decision
     second = decide(EXECUTION, stations(pre, list(shuffled)), channel(approval)).decision
     assert type(first) is type(second)
+    if isinstance(first, Ask):  # the questions' text does not depend on the order either
+        assert first == second
 
 
 verdicts = st.builds(

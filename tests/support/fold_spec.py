@@ -99,6 +99,9 @@ class Case:
     broken: Broken | None = None
     approval: Literal["prompt", "none"] = "prompt"
     stop_hook_active: bool = False  # Stop/SubagentStop: Claude already continues for a hook
+    # The agent that called (docs/hosts.md): its answer is in that agent's dialect, and none but
+    # Claude Code has a hook prompt ccbridge relies on, so elsewhere a question is a deny.
+    host: str = "claude-code"
 
 
 def pre(*ran: Hook, approval: Literal["prompt", "none"] = "prompt") -> Case:
@@ -114,7 +117,25 @@ PLAIN = "just some text, not JSON"  # fixtures/_hooks/plain_text.sh
 AFTER = "context after the tool"  # fixtures/_hooks/post_block.sh's context
 LONG = "c" * 12000  # fixtures/_hooks/long_context.sh
 
+
+def on(host: str, case: Case) -> Case:
+    return Case(case.event, case.ran, case.broken, case.approval, case.stop_hook_active, host)
+
+
 CASES: dict[str, Case] = {
+    "host-codex-ask-denied": on("codex", pre(ask("review", "check this"))),
+    "host-cursor-ask-denied": on("cursor", pre(ask("review", "check this"))),
+    "host-cursor-before-shell-deny": on("cursor", pre(deny("policy", "no shell today"))),
+    "host-cursor-cc-event-shell": on("cursor", pre(deny("policy", "no shell today"))),
+    "host-cursor-read-no-decision": on("cursor", pre()),  # the Bash hook does not match Read
+    "host-cursor-shell-deny": on("cursor", pre(deny("policy", "no shell today"))),
+    "host-cursor-stop-followup": on("cursor", Case("Stop", (block("tests", "legacy block"),))),
+    "host-gemini-shell-deny": on("gemini", pre(deny("policy", "no shell today"))),
+    "host-grok-ask-denied": on("grok", pre(ask("review", "check this"))),
+    "host-grok-crash-denies": on("grok", pre(failure("crasher"))),
+    "host-grok-read-no-decision": on("grok", pre()),
+    "host-grok-shell-deny": on("grok", pre(deny("policy", "no shell today"))),
+    "host-grok-truncated-input": on("grok", Case("PreToolUse", broken="bad-input")),
     "notification-told": Case("Notification", (deny("gate", EXIT2),)),
     "permission-request-allow-downgraded": Case("PermissionRequest", (allow("yes-man"),)),
     "permission-request-crash": Case("PermissionRequest", (failure("crasher"),)),
@@ -399,7 +420,14 @@ class Expected:
 
 
 def expected(case: Case) -> Expected:
-    """What Claude Code must get back (README, "What CC gets back" and "Events")."""
+    """What Claude Code must get back (README, "What CC gets back" and "Events"); for another
+    agent, the same verdict in what that agent honours (docs/hosts.md)."""
+    if case.host != "claude-code":
+        return _in_dialect(case)
+    return _for_cc(case)
+
+
+def _for_cc(case: Case) -> Expected:
     if case.broken is not None:
         return _broken(case)
     if case.event in POST_EVENTS:
@@ -509,6 +537,41 @@ def _broken(case: Case) -> Expected:
     return Expected(
         "deny", 2, frozenset(), {"hookSpecificOutput": _answer("PreToolUse", fields, None)}, reason
     )
+
+
+# ------------------------------------------------------------------ the other agents' words
+
+
+def _in_dialect(case: Case) -> Expected:
+    """docs/hosts.md, from each agent's hook docs and source: exit 2 with the reason on stderr
+    blocks on all of them; Gemini CLI and Grok read `decision: deny` + `reason`; Cursor its
+    `permission`/`user_message`/`agent_message` (and CC's fields), `followup_message` to keep
+    working, and wants JSON on every path; Codex refuses `continue`/`stopReason` on a
+    PreToolUse answer. No agent has a hook prompt ccbridge relies on: an ask is a deny."""
+    cc = expected(Case(case.event, case.ran, case.broken, case.approval, case.stop_hook_active))
+    answer, exit_code, reason, stdout = cc.answer, cc.exit_code, cc.reason, cc.stdout
+    if answer == "ask" and case.event == "PreToolUse":
+        asked = stdout["hookSpecificOutput"]["permissionDecisionReason"]
+        reason = _within(asked, "", "the asks' reasons")
+        reason = Text(reason.pattern + r"\n\(ccbridge: .+\)", "the asks, then why no one is asked")
+        stdout = {**stdout, "hookSpecificOutput": {
+            **stdout["hookSpecificOutput"], "permissionDecision": "deny",
+            "permissionDecisionReason": reason}}  # fmt: skip
+        answer, exit_code = "deny", 2
+    pre_deny = answer == "deny" and case.event == "PreToolUse"
+    if case.host == "codex":
+        if case.event == "PreToolUse" and stdout:
+            stdout = {k: v for k, v in stdout.items() if k not in ("continue", "stopReason")}
+    elif case.host in ("gemini", "grok") and pre_deny:
+        stdout = {"decision": "deny", "reason": reason}
+    elif case.host == "cursor":
+        stdout = dict(stdout or {})
+        if pre_deny:
+            stdout.update(permission="deny", decision="deny", reason=reason)
+            stdout.update(user_message=reason, agent_message=reason)
+        if answer == "block" and case.event in KEEP_GOING_EVENTS:
+            stdout["followup_message"] = stdout["reason"]
+    return Expected(answer, exit_code, cc.names, stdout, reason)
 
 
 # ------------------------------------------------------------------------------- comparing

@@ -1,11 +1,15 @@
 """A guard against Bash commands that wreck the machine, the disk, the project or shared history.
 
 Judged on the parsed command (`bridge.shell.syntax`), never on raw text: `echo "rm -rf /"`
-passes, `true && sudo rm -rf /` does not, and a command it cannot parse is denied. One rule
-instead of a longer list: when a destructive verb is given something that is only known at run
-time (`rm -rf "$X"`, `rm -rf /h*`, `xargs rm -rf`, a relative path after `cd "$D"`), it denies
-with "cannot tell what this deletes" unless the known part lies inside the project. Code handed
-to a shell or an interpreter is read when it is literal and denied as unreadable when it is not.
+passes, `true && sudo rm -rf /` does not, and a command it cannot parse is denied. It denies
+what it knows is destructive and asks (`Ask`) where what decides is only known at run time:
+one rule instead of a longer list, when a destructive verb is given something only the run
+tells (`rm -rf "$X"`, `xargs rm -rf`, a relative path after `cd "$D"`), the question says
+"cannot tell what this deletes", unless the known part lies inside the project or is a name in
+temporary space (`$TMPDIR/build`). A glob that can match a critical path (`rm -rf /h*`) is
+denied. Code handed to a shell or an interpreter is read when it is literal; code held in a
+variable is asked about, decoded code is denied. Reasons about what only the run would tell
+are `Unknown` strings all the way up, so one question never hides a certain denial.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import posixpath
 from _collections_abc import Callable
 from itertools import pairwise
 
-from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES, git_objection
+from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES, aliased, git_objection
 from bridge.guards.dangerous.targets import Place, Unknown, beneath, home, resolve, target
 from bridge.guards.dangerous.unread import (
     OPAQUE,
@@ -26,23 +30,30 @@ from bridge.guards.dangerous.unread import (
     runs_downloaded_code,
     runs_saved,
     saved_downloads,
+    script_file,
+    teed_downloads,
 )
-from bridge.pipeline import Execution, Guard
+from bridge.pipeline import Ask, Execution, Guard
 from bridge.shell import finds
-from bridge.shell.lazyre import fnmatchcase
+from bridge.shell.lazyre import Lazy, fnmatchcase
 from bridge.shell.syntax import (
+    SHELLS,
     Pipeline,
     Script,
     SimpleCommand,
     Unparseable,
     bash_script,
+    interpreter,
     parse,
+    program,
+    skip_options,
 )
 from bridge.shell.variables import with_literal_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
-    from collections.abc import Iterable
+    import re
+    from collections.abc import Iterable, Iterator
 
 BLOCK_DEVICES = (
     "sd*", "hd*", "vd*", "xvd*", "nvme*", "mmcblk*", "disk*", "rdisk*", "loop*", "dm-*",
@@ -60,25 +71,53 @@ def configure(allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Guard:
         raise ValueError(f"unknown rule {sorted(unknown)}; known: {', '.join(RULES)}")
     enabled = frozenset((DEFAULT_ON - allow) | deny)
 
-    def dangerous_shell(execution: Execution) -> str | None:
-        """Deny a Bash call that is destructive beyond repair, or that cannot be parsed safely."""
+    def dangerous_shell(execution: Execution) -> str | Ask | None:
+        """Deny a Bash call that is destructive beyond repair, or that cannot be parsed safely;
+        ask when what it would destroy is only known when it runs."""
         if execution.tool_name != "Bash":
             return None
         script = bash_script(execution.input)
         if isinstance(script, str):
             return script
         source = str(execution.input["command"])
-        for variant in with_literal_values(script, source):
-            if reason := objection(variant, execution.cwd, enabled):
-                return reason
-        return None
+        variants = with_literal_values(script, source)
+        functions = {name for inner in script.walk() for name in inner.functions}
+        # A line that sets TMPDIR itself does not point it at temporary space.
+        temporary = "TMPDIR" not in source.replace("$TMPDIR", "").replace("${TMPDIR", "")
+        reason = first(
+            (
+                fork_bomb_text(source, functions),
+                *(
+                    Judge(enabled, temporary).script(variant, Place.of(execution.cwd))
+                    for variant in variants
+                ),
+            )
+        )
+        return Ask(reason) if isinstance(reason, Unknown) else reason
 
     return dangerous_shell
 
 
 def objection(script: Script, cwd: str = "", enabled: frozenset[str] = DEFAULT_ON) -> str | None:
-    """The first dangerous thing the script (or anything nested in it) would do."""
+    """The first dangerous thing the script (or anything nested in it) would do: a certain
+    harm if there is one, else an `Unknown` (what only the run would tell), else None."""
     return Judge(enabled).script(script, Place.of(cwd))
+
+
+def first(reasons: Iterable[str | None]) -> str | None:
+    """The first certain reason, else the first `Unknown` one (a question, not a denial):
+    one thing the guard cannot know never hides another it knows."""
+    unsure = None
+    for reason in reasons:
+        if reason and not isinstance(reason, Unknown):
+            return reason
+        unsure = unsure or reason
+    return unsure
+
+
+def about(prefix: str, reason: str) -> str:
+    """`prefix + reason`, still an `Unknown` if `reason` was one."""
+    return Unknown(prefix + reason) if isinstance(reason, Unknown) else prefix + reason
 
 
 def _show(command: SimpleCommand) -> str:
@@ -112,8 +151,38 @@ def block_device(path: str) -> bool:
 
 def _describe(what: str, verb: str, harm: str) -> str:
     if isinstance(what, Unknown):
-        return f"cannot tell what this {verb}: {what}"
+        return Unknown(f"cannot tell what this {verb}: {what}")
     return f"{harm} {what}"
+
+
+# `$TMPDIR/name`, `${TMPDIR:-/tmp}/name`: temporary space, whatever the variable holds.
+_TEMPORARY = Lazy(r"\$(?:TMPDIR|\{TMPDIR(?::?[-=?](?:/tmp|/var/tmp)?)?\})/+([^$`]+)")
+
+
+_REQUIRED = Lazy(r"\$\{(HOME|PWD|CLAUDE_PROJECT_DIR):\?[^}]*\}")
+
+
+def _target(judge: Judge, word: str, place: Place, dynamic: bool) -> str | None:
+    """`target`, with a named path in the temporary directory let through."""
+    if dynamic and "${" in word and ":?" in word:  # `${HOME:?}`: the value, or no command at all
+        word = _REQUIRED.sub(r"${\1}", word)
+    temporary = dynamic and judge.temporary and "TMPDIR" in word  # the pattern only if it may
+    if temporary and (found := _TEMPORARY.fullmatch(word)):
+        names = found[1].split("/")
+        if ".." not in names and any(n not in ("", ".") for n in names):
+            return None
+    what = target(word, place, dynamic)
+    if what is None and not dynamic and _a_home(path := posixpath.normpath(word)):
+        return f"{path}, a user's home directory"
+    return what
+
+
+def _a_home(path: str) -> bool:
+    """`/home/NAME` or `/Users/NAME` (plain string code: no pattern on an everyday call)."""
+    for parent in ("/home/", "/Users/"):
+        if path.startswith(parent) and "/" not in path[len(parent) :] and len(path) > len(parent):
+            return True
+    return False
 
 
 class Judge:
@@ -121,35 +190,41 @@ class Judge:
     what it downloaded; nested code (substitutions, `sh -c`, piped or interpreter code) is
     judged from where it is run."""
 
-    def __init__(self, enabled: frozenset[str]) -> None:
+    def __init__(self, enabled: frozenset[str], temporary: bool = True) -> None:
         self.enabled = enabled
+        self.temporary = temporary  # `$TMPDIR/name` is temporary space (the line sets no TMPDIR)
+        self.written: dict[str, str] = {}  # files the line writes with literal text, by path
+        self.in_code = 0  # > 0 while interpreter code is read as shell code
 
     def script(self, script: Script, place: Place) -> str | None:
+        return first(self._reasons(script, place))
+
+    def _reasons(self, script: Script, place: Place) -> Iterator[str | None]:
         downloaded: set[str] = set()
         for pipeline in script.pipelines:
-            if reason := _fork_bomb(pipeline, script.functions) or download_into_interpreter(
-                pipeline
-            ):
-                return reason
+            yield _fork_bomb(pipeline, script.functions)
+            yield download_into_interpreter(pipeline)
             for i, command in enumerate(pipeline.commands):
                 for inner in command.nested:
-                    if reason := self.script(inner, place):
-                        return reason
+                    yield self.script(inner, place)
                 feeder = pipeline.commands[i - 1] if i else None
                 here = _wrapper_cwd(command, place)
-                if reason := self.command(command, here, feeder) or runs_saved(command, downloaded):
-                    return f"dangerous command `{_show(command)}`: {reason}"
-                downloaded |= saved_downloads(command)
+                saved = runs_saved(command, downloaded)
+                reason = first((self.command(command, here, feeder), saved))
+                yield about(f"dangerous command `{_show(command)}`: ", reason) if reason else None
+                downloaded |= saved_downloads(command) | teed_downloads(pipeline, i)
+                self.written.update(_written_text(command))
                 place = _after_cd(command, place)
-        return None
 
     def command(
         self, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
     ) -> str | None:
-        for rule in _RULES:
-            if reason := rule(self, command, place, feeder):
-                return reason
-        return git_objection(command, self.enabled)
+        return first(
+            (
+                *(rule(self, command, place, feeder) for rule in _RULES),
+                git_objection(command, self.enabled),
+            )
+        )
 
     def shell_text(self, code: str, place: Place) -> str | None:
         """The objection to shell code given as text, if it parses (else it is not shell)."""
@@ -159,21 +234,30 @@ class Judge:
     def code(self, code: str, place: Place) -> str | None:
         from bridge.shell.code import code_objection  # its patterns: only for interpreters
 
-        return code_objection(
-            code,
-            lambda text: self.shell_text(text, place),
-            lambda word: target(word, place, dynamic=False),
-        )
+        if device := _opened_device(code):
+            return f"writes straight to the block device {device}, destroying its filesystem"
+        self.in_code += 1
+        try:
+            return code_objection(
+                code,
+                lambda text: self.shell_text(text, place),
+                lambda word: _target(self, word, place, dynamic="$" in word),
+                Unknown,
+            )
+        finally:
+            self.in_code -= 1
 
 
 def _targets(
-    command: SimpleCommand, place: Place, feeder: SimpleCommand | None, indexes: Iterable[int]
+    judge: Judge,
+    command: SimpleCommand,
+    place: Place,
+    feeder: SimpleCommand | None,
+    indexes: Iterable[int],
 ) -> str | None:
     """What the given operands (and, under xargs, the names it is fed) could destroy."""
-    for i in indexes:
-        if what := target(command.argv[i], place, i in command.dynamic):
-            return what
-    return _fed(command, place, feeder) if command.more_args else None
+    found = (_target(judge, command.argv[i], place, i in command.dynamic) for i in indexes)
+    return first((*found, _fed(judge, command, place, feeder) if command.more_args else None))
 
 
 def _rm(
@@ -186,7 +270,7 @@ def _rm(
         return None
     if "--no-preserve-root" in flags:
         return "--no-preserve-root switches off rm's last safeguard against deleting /"
-    what = _targets(command, place, feeder, _operands(command.argv))
+    what = _targets(judge, command, place, feeder, _operands(command.argv))
     return _describe(what, "deletes", "recursively deletes") if what else None
 
 
@@ -198,7 +282,7 @@ def _owner_or_mode(
     if not set(_flags(command.argv)) & {"-R", "--recursive"}:
         return None
     operands = _operands(command.argv)[1:]  # the first operand is the mode or owner
-    what = _targets(command, place, feeder, operands)
+    what = _targets(judge, command, place, feeder, operands)
     harm = "recursively changes permissions or ownership of"
     return _describe(what, "changes", harm) if what else None
 
@@ -221,7 +305,7 @@ def _find_delete(
         if base == place.project and not dynamic:  # what it finds in it, not the project itself
             if found := beneath(base, place, finds.found_by(expression, start_point, base)):
                 return f"deletes what it finds in {start_point}, which may be {found}"
-        elif what := target(start_point, place, dynamic):
+        elif what := _target(judge, start_point, place, dynamic):
             return _describe(what, "deletes", "deletes files throughout")
     return None
 
@@ -235,7 +319,7 @@ def _rsync_delete(
     if len(operands) < 2 or ":" in command.argv[operands[-1]]:
         return None  # a remote destination is another machine's business
     destination = operands[-1]
-    what = target(command.argv[destination], place, destination in command.dynamic)
+    what = _target(judge, command.argv[destination], place, destination in command.dynamic)
     harm = "deletes everything the source lacks from"
     return _describe(what, "deletes", harm) if what else None
 
@@ -243,9 +327,72 @@ def _rsync_delete(
 def _filesystem(
     judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
-    if command.name.startswith("mkfs") or command.name == "mke2fs":
-        return "creating a filesystem erases everything on the device"
+    """`mkfs`, `mkswap`: on a device, its data is gone; on a file (`disk.img`), nothing is."""
+    name = command.name
+    if not (name.startswith(("mkfs", "mkswap")) or name in ("mke2fs", "mkdosfs", "newfs")):
+        return None
+    what = "a filesystem" if name != "mkswap" else "swap space"
+    if device := _device_operand(command):
+        return f"creating {what} on {device} erases everything on the device"
+    if dynamic := _dynamic_operand(command):
+        return Unknown(f"cannot tell what this erases: {dynamic} is only known when it runs")
     return None
+
+
+def _device_operand(command: SimpleCommand) -> str | None:
+    return next((w for w in command.argv[1:] if w.startswith("/dev/") and _disk_path(w)), None)
+
+
+def _disk_path(path: str) -> bool:
+    return block_device(path) or posixpath.normpath(path).startswith("/dev/disk/")
+
+
+def _dynamic_operand(command: SimpleCommand) -> str | None:
+    return next((command.argv[i] for i in sorted(command.dynamic) if i), None)
+
+
+_SFDISK_READS = frozenset(
+    {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json"}
+    | {"-g", "--show-geometry", "-F", "--list-free", "-h", "--help", "-v", "--version", "-r"}
+)
+_PARTED_WRITES = frozenset({"mklabel", "mktable", "rm", "mkpart", "mkpartfs", "resizepart"})
+_SGDISK_WIPES = frozenset({"-Z", "--zap-all", "-z", "--zap", "-o", "--clear", "-d", "--delete"})
+_DISKUTIL_ERASES = frozenset(
+    {"erasedisk", "zerodisk", "securerase", "secureerase", "partitiondisk", "erasevolume"}
+    | {"randomdisk", "reformat", "deletecontainer", "deletevolume"}
+)
+
+
+def _disk_tools(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """Partitioning, wiping and erasing tools pointed at a disk."""
+    name, args = command.name, command.argv[1:]
+    flags = set(_flags(command.argv))
+    harm = None
+    sfdisk = name == "sfdisk" and not flags & _SFDISK_READS
+    if sfdisk or (name == "parted" and _PARTED_WRITES & set(args)):
+        harm = "rewrites the partition table of"
+    elif name in ("sgdisk", "gdisk") and flags & _SGDISK_WIPES:
+        harm = "wipes the partition table of"
+    elif name == "badblocks" and "-w" in flags:
+        harm = "overwrites every block of (a destructive write test)"
+    elif name == "hdparm" and any(
+        a.startswith(("--security-erase", "--trim-sector", "--write-sector", "--make-bad"))
+        for a in args
+    ):
+        harm = "erases data on"
+    elif name == "nvme" and args[:1] in (("format",), ("sanitize",)):
+        harm = "erases every namespace block of"
+    elif name == "diskutil" and any(a.lower() in _DISKUTIL_ERASES for a in args[:2]):
+        return f"diskutil {' '.join(args[:2])} erases a whole disk or volume"
+    if harm is None:
+        return None
+    if device := _device_operand(command):
+        return f"{name} {harm} {device}"
+    if dynamic := _dynamic_operand(command):
+        return Unknown(f"cannot tell which disk {name} {harm.split(' (')[0]}: {dynamic}")
+    return f"{name} {harm} a disk" if name in ("nvme", "hdparm", "badblocks") else None
 
 
 def _device_write(
@@ -257,7 +404,7 @@ def _device_write(
             if word.startswith("of=") and i in command.dynamic:
                 what = target(word[3:], place, dynamic=True)
                 if isinstance(what, Unknown):
-                    return f"cannot tell what this overwrites: {what}"
+                    return Unknown(f"cannot tell what this overwrites: {what}")
             elif word.startswith("of="):
                 targets.append(word[3:])
     elif command.name in _DEVICE_WRITERS:
@@ -265,6 +412,8 @@ def _device_write(
     for written in targets:
         if block_device(written):
             return f"writes straight to the block device {written}, destroying its filesystem"
+        if posixpath.normpath(written) == "/proc/sysrq-trigger":
+            return "triggers a kernel SysRq action (reboot, crash or kill every process)"
     return None
 
 
@@ -278,6 +427,10 @@ def _power(
         or (name in ("init", "telinit") and args[:1] in (("0",), ("6",)))
     ):
         return "shuts down or restarts the machine"
+    if name == "launchctl" and args[:1] == ("reboot",):
+        return "shuts down or restarts the machine"
+    if name == "kexec" and set(_flags(command.argv)) & {"-e", "--exec", "-f", "--force"}:
+        return "kexec boots another kernel at once, killing everything running"
     return None
 
 
@@ -299,6 +452,8 @@ def _kill_everything(
         args = args[1:]  # the signal, as in `-9` or `-KILL`
     if "-1" in args[args[:1] == ["--"] :]:
         return "pid -1 signals every process you may signal, your session included"
+    if "1" in args[args[:1] == ["--"] :]:
+        return "pid 1 is init: killing it brings the whole machine down"
     return None
 
 
@@ -309,11 +464,13 @@ def _unknown_name(
     if 0 not in command.dynamic:
         return None
     argv = command.argv
+    if judge.in_code and argv[0][:2] in _POSITIONALS:
+        return None  # `$1 > 10`: an awk or perl field, in code read as shell, is no command
     if len(argv) == 1 and OPAQUE.fullmatch(argv[0]):  # `$x`, `eval "$x"`, `bash -c "$x"`
-        return f"runs the code held in {argv[0]}, which cannot be read before it runs"
+        return Unknown(f"runs the code held in {argv[0]}, which cannot be read before it runs")
     for flag, code in pairwise(argv):
         if flag == "-c" and (reason := judge.shell_text(code, place)):
-            return f"runs {argv[0]} -c with code that {reason}"
+            return about(f"runs {argv[0]} -c with code that ", reason)
     anywhere = Place(place.cwd, "")  # the project is only protected from known deleters
     for i in _operands(argv):
         what = target(argv[i], anywhere, i in command.dynamic)
@@ -322,7 +479,12 @@ def _unknown_name(
     return None
 
 
-def _fed(command: SimpleCommand, place: Place, feeder: SimpleCommand | None) -> str | None:
+_POSITIONALS = frozenset(f"${c}" for c in "0123456789@*#")
+
+
+def _fed(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
     """What the names xargs reads from its input could be."""
     here = [r.target for r in command.redirects if r.op == "<<<"]
     options = command.words[: len(command.words) - len(command.argv)]
@@ -338,8 +500,8 @@ def _fed(command: SimpleCommand, place: Place, feeder: SimpleCommand | None) -> 
     elif feeder.name in ("find", "ls") and not feeder.dynamic and not feeder.more_args:
         argv = feeder.argv
         if feeder.name == "find":
-            first, end = finds.starts(argv)
-            starts, expression = list(argv[first:end]) or ["."], argv[end:]
+            begin, end = finds.starts(argv)
+            starts, expression = list(argv[begin:end]) or ["."], argv[end:]
         else:
             starts, expression = [argv[i] for i in _operands(argv)] or ["."], ()
         for start in starts:
@@ -351,10 +513,7 @@ def _fed(command: SimpleCommand, place: Place, feeder: SimpleCommand | None) -> 
         return None
     else:
         return Unknown(f"xargs hands it names printed by `{_show(feeder)}`")
-    for name, dynamic in names:
-        if what := target(name, place, dynamic):
-            return what
-    return None
+    return first(_target(judge, name, place, dynamic) for name, dynamic in names)
 
 
 def _after_cd(command: SimpleCommand, place: Place) -> Place:
@@ -398,12 +557,239 @@ def _fork_bomb(pipeline: Pipeline, functions: tuple[str, ...]) -> str | None:
     return None
 
 
+_RECURSIVE_FUNCTION = Lazy(r"(?:function\s+)?([\w:.-]+)\s*(?:\(\s*\))?\s*\{([^{}]*)\}")
+
+
+def fork_bomb_text(source: str, functions: Iterable[str]) -> str | None:
+    """`f(){ f & f & }; f`: a function the line defines (one of `functions`) whose body starts
+    itself twice, in the background or a pipe (bash forks for both), and that the line calls."""
+    if not functions or "{" not in source:
+        return None
+    import re  # only a line with a brace comes here
+
+    for found in _RECURSIVE_FUNCTION.finditer(source):
+        name, body = found[1], found[2]
+        if name not in functions:
+            continue
+        calls = re.findall(rf"(?:^|[\s;&|(]){re.escape(name)}(?=$|[\s;&|)])", body)
+        after = source[found.end() :]
+        if len(calls) >= 2 and ("&" in body or "|" in body) and name in after:
+            return (
+                f"fork bomb: the function {name} starts itself twice in the background, "
+                "multiplying processes until the machine stops responding"
+            )
+    return None
+
+
+def _shell_alias(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """`git -c alias.x='!rm -rf /' x`: the alias is shell code, run with the arguments."""
+    if command.name != "git":
+        return None
+    i = skip_options(command.argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
+    env = command.words[: len(command.words) - len(command.argv)]
+    args = aliased(command.argv[1:i], command.argv[i:], env)
+    if not args or not args[0].startswith("!"):
+        return None
+    reason = judge.shell_text(" ".join((args[0][1:], *args[1:])), place)
+    return about("runs a git alias whose shell code ", reason) if reason else None
+
+
+# Variables whose value a program runs as a shell command (git, ssh, pagers, editors).
+_COMMAND_VARIABLES = frozenset(
+    {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "PAGER"}
+    | {"GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "SSH_ASKPASS", "GIT_PROXY_COMMAND", "EDITOR"}
+    | {"VISUAL", "MANPAGER", "LESSOPEN", "LESSCLOSE", "BROWSER", "PROMPT_COMMAND"}
+)
+_SOURCED_VARIABLES = frozenset({"BASH_ENV", "ENV"})  # a file the shell reads first
+
+
+def _code_variables(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """`GIT_SSH_COMMAND='sh -c "rm -rf /"' git fetch`, `BASH_ENV=f bash x.sh` after the line
+    wrote f: the code a variable hands to the program."""
+    words = command.words[: len(command.words) - len(command.argv)]
+    if command.argv[:1] in (("export",), ("declare",)):
+        words = command.argv[1:]
+    reasons = []
+    for word in words:
+        name, equals, value = word.partition("=")  # plain string code: no pattern compiled
+        if not equals:
+            continue
+        if name in _COMMAND_VARIABLES:
+            reasons.append(judge.shell_text(value, place))
+        elif name in _SOURCED_VARIABLES and (text := judge.written.get(posixpath.normpath(value))):
+            reasons.append(judge.shell_text(text, place))
+    reason = first(reasons)
+    return about("hands a program shell code that ", reason) if reason else None
+
+
+def _runs_written(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """`echo 'rm -rf /' > x.sh; sh x.sh`: a script the line wrote, then runs."""
+    if not judge.written:
+        return None
+    ran = script_file(command)
+    text = judge.written.get(posixpath.normpath(ran)) if ran else None
+    if text is None or interpreter(command.argv) not in (*SHELLS, None):
+        return None
+    reason = judge.shell_text(text, place)
+    return about(f"runs {ran}, written earlier in this line, which ", reason) if reason else None
+
+
+def _written_text(command: SimpleCommand) -> dict[str, str]:
+    """Files `echo`/`printf` or a here-document write with literal text in this command."""
+    files = [r.target for r in command.redirects if r.writes and not r.dynamic]
+    if not files or command.dynamic:
+        return {}
+    if command.name in ("echo", "printf"):
+        text = " ".join(w for w in command.argv[1:] if not w.startswith("-"))
+    elif command.name in ("cat", "tee"):
+        here = [r.body if r.body is not None else r.target for r in command.redirects]
+        bodies = [b for r, b in zip(command.redirects, here, strict=True) if r.op[:2] == "<<"]
+        if not bodies:
+            return {}
+        text = bodies[-1]
+        files += [command.argv[i] for i in _operands(command.argv)] if command.name == "tee" else []
+    else:
+        return {}
+    return {posixpath.normpath(f): text.replace("\\n", "\n") for f in files}
+
+
+def _fed_code(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """`echo 'rm -rf /' | xargs bash -c`, `xargs -I{} sh -c 'rm -rf {}'`: code xargs reads,
+    or code it puts what it reads into."""
+    if not command.more_args:
+        return None
+    source = program(command.argv, command.redirects)
+    if source is None or source.kind != "inline":
+        return None
+    mark = _replaced(command)
+    code = source.text.strip()
+    if code and (mark is None or mark not in code) and code != "{}":
+        return None
+    literal = feeder is not None and feeder.name in ("echo", "printf") and not feeder.dynamic
+    if feeder is None or not literal or feeder.more_args:
+        if code and code != mark:  # names put into known code: `_fed` judges them as targets
+            return None
+        return Unknown(f"runs code that xargs reads at run time with {command.name}")
+    fed = [w for w in feeder.argv[1:] if not w.startswith("-")]
+    texts = [code.replace(mark, name) for name in fed] if mark and code else [" ".join(fed)]
+    shell = interpreter(command.argv) in SHELLS
+    reasons = (judge.shell_text(t, place) if shell else judge.code(t, place) for t in texts)
+    reason = first(reasons)
+    return about("runs the code xargs is fed, which ", reason) if reason else None
+
+
+def _replaced(command: SimpleCommand) -> str | None:
+    """The string xargs (`-I R`, `-J R`, `--replace[=R]`, `-i`) or parallel (`{}`) replaces."""
+    wrappers = command.words[: len(command.words) - len(command.argv)]
+    for option, value in pairwise(wrappers):
+        if option in ("-I", "-J"):
+            return value
+    for option in wrappers:
+        if option.startswith(("-I", "-J")) and len(option) > 2:
+            return option[2:]
+        if option.startswith("--replace=") and len(option) > len("--replace="):
+            return option.partition("=")[2]
+        if option in ("-i", "--replace", "--replace=") or posixpath.basename(option) == "parallel":
+            return "{}"
+    return None
+
+
+_POSITIONAL = Lazy(r'"?\$(?:\{([0-9@*])\}|([0-9@*]))"?')
+
+
+def _positional(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """`bash -c 'exec "$1" "$2"' _ rm -rf /`: the code with its arguments put in."""
+    source = program(command.argv, command.redirects)
+    if interpreter(command.argv) not in SHELLS or source is None or source.kind != "inline":
+        return None
+    if "$" not in source.text or source.text not in command.argv:
+        return None
+    at = command.argv.index(source.text)
+    values = list(command.argv[at + 1 :])
+    if len(values) < 2:
+        return None
+    import shlex  # only code with arguments comes here
+
+    quoted = [
+        "$X" if at + 1 + k in command.dynamic else shlex.quote(v) for k, v in enumerate(values)
+    ]
+
+    def value(found: re.Match[str]) -> str:
+        which = found[1] or found[2]
+        if which in "@*":
+            return " ".join(quoted[1:])
+        return quoted[int(which)] if int(which) < len(quoted) else "''"
+
+    reason = judge.shell_text(_POSITIONAL.sub(value, source.text), place)
+    return about("runs code that, given its arguments, ", reason) if reason else None
+
+
+# Command names that only show their arguments or look them up: never a wrapper.
+_SHOWS = frozenset(
+    {"echo", "printf", "print", "grep", "egrep", "fgrep", "rg", "ag", "ack", "man", "info"}
+    | {"wc", "head", "tail", "file", "stat", "ls", "du", "nl", "od", "strings", "hexdump"}
+    | {"diff", "cmp", "sort", "uniq", "cut", "basename", "dirname", "realpath", "readlink"}
+    | {"touch", "mkdir", "cp", "mv", "ln", "tar", "zip", "unzip", "tee", "xxd", "fold", "wall"}
+    | {"logger", "notify-send", "say", "figlet", "cowsay", "column", "bat", "tr", "comm"}
+    | {"help", "which", "type", "whatis", "apropos", "whereis", "tldr", "command", "hash"}
+    | {"alias", "history", "cat", "less", "more", "git", "sed", "awk", "jq", "test", "["}
+    | {"export", "declare", "local", "readonly", "unset", "set", "read", "printenv", "#"}
+)
+_VERBS = frozenset({"rm", "dd", "shred", "chmod", "chown", "chgrp", "find", "mkfs", "wipefs"})
+_INNER_VERBS = _VERBS | {"git"}
+
+
+def _unknown_wrapper(
+    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
+) -> str | None:
+    """`mywrap --flag rm -rf /`: a command this guard does not know, handed a destructive
+    command with a critical target. Only a certain harm counts (the wrapper may not run it)."""
+    argv = command.argv
+    if command.name in _SHOWS or command.name in _VERBS or interpreter(argv) or len(argv) < 3:
+        return None
+    for k in range(1, len(argv) - 1):
+        name = posixpath.basename(argv[k])
+        if k in command.dynamic or not (name in _INNER_VERBS or name.startswith("mkfs.")):
+            continue
+        dynamic = frozenset(i - k for i in command.dynamic if i > k)
+        inner = SimpleCommand(argv[k:], command.redirects, argv[k:], (), dynamic)
+        reason = judge.command(inner, place, None)
+        if reason and not isinstance(reason, Unknown):
+            return f"hands {_show(inner)} to {command.name}, which {reason}"
+    return None
+
+
+def _opened_device(code: str) -> str | None:
+    """A block device that interpreter code opens for writing (`open('/dev/vda', 'wb')`)."""
+    if "/dev/" not in code:
+        return None
+    import re  # only code naming a device comes here
+
+    for found in re.finditer(r"""['"](/dev/[^'"]+)['"]""", code):
+        rest = code[found.end() : found.end() + 80]
+        writes = re.match(r"""\s*,\s*(?:['"][^'"]*[wa+]|[\w.]*O_(?:WRONLY|RDWR))""", rest)
+        if block_device(found[1]) and (writes or "write" in rest):
+            return found[1]
+    return None
+
+
 _RULES: tuple[_Rule, ...] = (
     _rm,
     _owner_or_mode,
     _find_delete,
     _rsync_delete,
     _filesystem,
+    _disk_tools,
     _device_write,
     _power,
     _kill_everything,
@@ -411,5 +797,11 @@ _RULES: tuple[_Rule, ...] = (
     interpreter_code,
     piped_code,
     _unknown_name,
+    _shell_alias,
+    _code_variables,
+    _runs_written,
+    _positional,
+    _fed_code,
+    _unknown_wrapper,
 )
 dangerous_shell = configure()

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from itertools import pairwise
 
+from bridge.guards.dangerous.targets import Unknown
 from bridge.shell.syntax import SimpleCommand, skip_options
 
 TYPE_CHECKING = False
@@ -50,14 +51,55 @@ def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None
     if i >= len(argv):
         return None
     if i in command.dynamic:
-        return f"cannot tell which git subcommand `{argv[i]}` is before the command runs"
-    if any(o == "-c" and v.startswith("alias.") for o, v in pairwise(argv[:i])):
-        return "defines a git alias on the command line, which hides the subcommand it runs"
-    check = _SUBCOMMANDS.get(argv[i])
-    found = check(argv[i + 1 :]) if check else None
+        return Unknown(f"cannot tell which git subcommand `{argv[i]}` is before the command runs")
+    env = command.words[: len(command.words) - len(command.argv)]
+    args = aliased(argv[:i], argv[i:], env) or argv[i:]
+    if args[0].startswith("!"):
+        return None  # a shell alias: its code is judged as shell code (`shell_alias`)
+    check = _SUBCOMMANDS.get(args[0])
+    found = check(args[1:]) if check else None
     if found and found[0] in enabled:
         return found[1]
     return None
+
+
+def aliased(
+    options: Sequence[str], args: Sequence[str], env: Sequence[str] = ()
+) -> tuple[str, ...] | None:
+    """The words a `git -c alias.NAME=VALUE NAME ARGS` call runs: VALUE's words, then ARGS
+    (a VALUE starting with `!` is shell code, kept whole); None when no alias is used. `env`:
+    the command's assignments, where `GIT_CONFIG_PARAMETERS` and `GIT_CONFIG_COUNT` with
+    `GIT_CONFIG_KEY_n`/`GIT_CONFIG_VALUE_n` set configuration too."""
+    settings = [value for option, value in pairwise(options) if option == "-c"]
+    settings += [option[2:] for option in options if option.startswith("-c") and option != "-c"]
+    settings += _environment_settings(env)
+    aliases = {
+        value[6:].partition("=")[0]: value.partition("=")[2]
+        for value in settings
+        if value.startswith("alias.")
+    }
+    value = aliases.get(args[0]) if args else None
+    if not value:
+        return None
+    if value.startswith("!"):
+        return (value, *args[1:])
+    return (*value.split(), *args[1:])
+
+
+def _environment_settings(env: Sequence[str]) -> list[str]:
+    """`KEY=VALUE` settings from `GIT_CONFIG_PARAMETERS="'k=v' 'k2=v2'"` and numbered pairs."""
+    values = dict(word.partition("=")[::2] for word in env if "=" in word)
+    found = [
+        item.strip("'")
+        for item in values.get("GIT_CONFIG_PARAMETERS", "").split("' '")
+        if "=" in item
+    ]
+    count = values.get("GIT_CONFIG_COUNT", "0")
+    for n in range(int(count) if count.isdigit() else 0):
+        key, value = values.get(f"GIT_CONFIG_KEY_{n}"), values.get(f"GIT_CONFIG_VALUE_{n}")
+        if key is not None and value is not None:
+            found.append(f"{key}={value}")
+    return found
 
 
 def _flags(args: Sequence[str], no_value: str = "") -> set[str]:
@@ -130,7 +172,7 @@ def _push(args: Sequence[str]) -> _Found:
         )
     operands, after = _operands(args)
     refspecs = [*operands[1:], *after]
-    if forced := next((r for r in refspecs if r.startswith("+") and len(r) > 1), None):
+    if forced := next((r for r in refspecs if (r[:1] == "+" and len(r) > 1) or ":+" in r), None):
         return "git-push-force", f"the refspec {forced} force-pushes, overwriting the remote branch"
     deleted = [r.lstrip(":") for r in refspecs if r.startswith(":") and len(r) > 1]
     if flags & {"--delete", "-d"}:
@@ -159,7 +201,7 @@ def _discard(pathspecs: Sequence[str], command: str) -> _Found:
 
 
 def _checkout(args: Sequence[str]) -> _Found:
-    if _flags(args) & {"-f", "--force"}:
+    if _flags(args, no_value="qfmlpt") & {"-f", "--force"}:  # `-bfeature`: -b's value
         return "git-discard-changes", (
             "git checkout -f throws away every uncommitted change in the working tree, "
             "and git keeps no copy of them"
@@ -177,7 +219,8 @@ def _restore(args: Sequence[str]) -> _Found:
 
 
 def _switch(args: Sequence[str]) -> _Found:
-    if _flags(args) & {"-f", "--force", "--discard-changes"}:
+    # `-cfeature`, `-Cfixup`: -c and -C take the new branch's name
+    if _flags(args, no_value="dfmqt") & {"-f", "--force", "--discard-changes"}:
         return "git-discard-changes", (
             "git switch --discard-changes throws away every uncommitted change in the "
             "working tree, and git keeps no copy of them"

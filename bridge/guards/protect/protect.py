@@ -59,7 +59,7 @@ from bridge.guards.protect import (
     Target,
 )
 from bridge.paths import CC_SETTINGS_PATTERNS
-from bridge.pipeline import Execution, Guard
+from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.record import Record
 from bridge.shell.lazyre import Lazy, fnmatchcase
 from bridge.shell.syntax import (
@@ -358,14 +358,22 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
     protection = _Protection(paths, label)
 
-    def guard(execution: Execution) -> str | None:
+    def guard(execution: Execution) -> str | Ask | None:
         if execution.tool_name in PATH_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
             script = bash_script(execution.input)
             if isinstance(script, str):
                 return script
-            return _Bash(protection, None, execution.cwd, None).judge(script, "")
+            reason = _Bash(protection, None, execution.cwd, None).judge(script, "")
+            text = str(execution.input["command"])
+            if isinstance(reason, _RunTime) and "=" in text:  # a value the line sets is known
+                from bridge.shell.variables import with_literal_values
+
+                variants = with_literal_values(script, text)
+                judged = (_Bash(protection, None, execution.cwd, None)._script(v) for v in variants)
+                reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
+            return Ask(reason) if isinstance(reason, _RunTime) else reason
         return None
 
     return guard
@@ -428,6 +436,10 @@ def self_protection_guard(
         return _Bash(writes, sealed, execution.cwd, context).judge(script, text)
 
     return guard
+
+
+class _RunTime(str):
+    """A reason about what only the run would tell: protect_paths asks, it does not deny."""
 
 
 class _Strict(Record, frozen=True, slots=True):
@@ -515,7 +527,7 @@ class _Bash:
                 for word in _words(command.words):
                     spec = self.writes.match(word, self.cwd, shell_word=True)
                     if spec is not None:
-                        return (
+                        return _RunTime(
                             f"{self.label}: the command writes to {unknown}, which cannot be "
                             f"resolved before it runs, and `{_show(command)}` names {word}, "
                             f"which matches protected {spec!r}"

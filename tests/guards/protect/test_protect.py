@@ -14,7 +14,7 @@ from bridge.guards.protect.protect import (
     protected_paths_guard,
     self_protection_guard,
 )
-from bridge.pipeline import Execution, Guard
+from bridge.pipeline import Ask, Execution, Guard
 
 PROJECT = "/work/project"
 DEFAULTS = (*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS)
@@ -293,3 +293,15 @@ def test_a_benign_prefix_never_makes_a_protected_write_pass(command: str, prefix
 def test_the_guard_never_raises(text: str) -> None:
     bash(text)
     write(text)
+
+
+def test_a_write_to_a_target_only_known_at_run_time_naming_a_protected_path_is_asked() -> None:
+    """The target is only known when the command runs: a question, saying what is unknown;
+    a value the line itself sets is known, so that write is denied outright."""
+    guard = protected_paths_guard(DEFAULTS)
+    verdict = guard(Execution.create("Bash", {"command": 'cat .env > "$OUT"'}, cwd=PROJECT))
+    assert isinstance(verdict, Ask)
+    assert verdict.reason.startswith("protected path: the command writes to $OUT, which cannot")
+    assert "names .env" in verdict.reason
+    assert bash("OUT=.env; cat x > $OUT") is not None
+    assert bash('cat notes.txt > "$OUT"') is None

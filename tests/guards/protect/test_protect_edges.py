@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect, writes
-from bridge.pipeline import Execution
+from bridge.pipeline import Ask, Execution
 
 
 @pytest.mark.parametrize(
@@ -40,13 +40,13 @@ def test_glob_components_match_whole_paths(
 GUARD = protect.protected_paths_guard(["/p/d/e/f"])
 
 
-def judged(command: str, cwd: str = "/p") -> str | None:
+def judged(command: str, cwd: str = "/p") -> str | Ask | None:
     return GUARD(Execution.create("Bash", {"command": command}, cwd=cwd))
 
 
 def denied(command: str) -> str:
     reason = judged(command)
-    assert reason is not None, command
+    assert isinstance(reason, str), command
     return reason
 
 
@@ -1228,8 +1228,8 @@ def test_a_glob_beside_an_unknown_target_is_expanded(tmp_path: Path) -> None:
     (tmp_path / "secret").write_text("", encoding="utf-8")
     guard = protect.protected_paths_guard([str(tmp_path / "secret")])
     command = f"echo {tmp_path}/sec* | tee $OUT"
-    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
-    assert reason is not None and f"names {tmp_path}/sec*, " in reason
+    verdict = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    assert isinstance(verdict, Ask) and f"names {tmp_path}/sec*, " in verdict.reason
 
 
 def test_an_unknown_target_in_a_line_naming_nothing_protected_passes() -> None:
@@ -1237,7 +1237,9 @@ def test_an_unknown_target_in_a_line_naming_nothing_protected_passes() -> None:
 
 
 def test_an_unknown_target_in_backticks_is_unknown() -> None:
-    assert denied("cat d/e/f | tee `cat n`") == (
+    verdict = judged("cat d/e/f | tee `cat n`")
+    assert isinstance(verdict, Ask)  # the target is only known at run time: a question
+    assert verdict.reason == (
         "protected path: the command writes to `cat n`, which cannot be resolved before it runs, "
         "and `cat d/e/f` names d/e/f, which matches protected '/p/d/e/f'"
     )

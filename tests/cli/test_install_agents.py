@@ -1,0 +1,160 @@
+"""`ccbridge install|uninstall|doctor --host codex|gemini`, through the real executable."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from bridge.commands import install as installing
+
+from .conftest import Sandbox
+
+CODEX_HOOKS = {
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh"}]}
+        ],
+        "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
+    }
+}
+GEMINI_SETTINGS = {
+    "model": {"name": "gemini-2.5-pro"},
+    "hooks": {
+        "BeforeTool": [
+            {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./g.sh"}]}
+        ]
+    },
+}
+
+
+def registered(settings: dict[str, Any], host: str) -> dict[str, dict[str, Any]]:
+    found = {}
+    for event, groups in settings["hooks"].items():
+        for group in groups:
+            for handler in group["hooks"]:
+                if installing.is_registration(handler):
+                    assert shlex.split(handler["command"])[1:] == ["run", "--host", host]
+                    found[event] = handler
+    return found
+
+
+def codex_file(sandbox: Sandbox) -> Path:
+    return sandbox.home / ".codex" / "hooks.json"
+
+
+def gemini_file(sandbox: Sandbox) -> Path:
+    return sandbox.home / ".gemini" / "settings.json"
+
+
+def test_codex_install_registers_and_moves_its_hooks_and_uninstall_restores(
+    sandbox: Sandbox,
+) -> None:
+    sandbox.write_json(codex_file(sandbox), CODEX_HOOKS)
+    original = codex_file(sandbox).read_bytes()
+    done = sandbox.run("install", "--host", "codex", "--user")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(codex_file(sandbox).read_text())
+    handlers = registered(settings, "codex")
+    assert sorted(handlers) == ["PostToolUse", "PreToolUse"]
+    assert handlers["PreToolUse"]["timeout"] == 60
+    assert "onFailure" not in handlers["PreToolUse"]  # Codex has none: not a key it knows
+    # Codex's hooks are CC's shape: the PreToolUse guard runs behind ccbridge now
+    config = yaml.safe_load((sandbox.home / ".claude" / "ccbridge.yaml").read_text())
+    assert config["hooks"]["PreToolUse"][0]["hooks"][0]["command"] == "./guard.sh"
+    assert all(h.get("command") != "./guard.sh" for g in settings["hooks"]["PreToolUse"]
+               for h in g["hooks"])  # fmt: skip
+    assert "trusted" in done.stdout  # the user is told Codex's hooks review comes first
+    again = sandbox.run("install", "--host", "codex", "--user")
+    assert "nothing to change" in again.stdout
+    undone = sandbox.run("uninstall", "--host", "codex", "--user")
+    assert undone.returncode == 0, undone.stderr
+    assert codex_file(sandbox).read_bytes() == original
+
+
+def test_codex_home_is_where_codex_reads_its_hooks(sandbox: Sandbox, tmp_path: Path) -> None:
+    codex_home = tmp_path / "elsewhere"
+    done = sandbox.run("install", "--host", "codex", "--user", env={"CODEX_HOME": str(codex_home)})
+    assert done.returncode == 0, done.stderr
+    assert registered(json.loads((codex_home / "hooks.json").read_text()), "codex")
+
+
+def test_gemini_install_leaves_its_own_hooks_beside_ccbridge(sandbox: Sandbox) -> None:
+    sandbox.write_json(gemini_file(sandbox), GEMINI_SETTINGS)
+    done = sandbox.run("install", "--host", "gemini", "--user")
+    assert done.returncode == 0, done.stderr
+    settings = json.loads(gemini_file(sandbox).read_text())
+    assert settings["model"] == {"name": "gemini-2.5-pro"}
+    handlers = registered(settings, "gemini")
+    assert sorted(handlers) == ["AfterTool", "BeforeTool"]
+    assert handlers["BeforeTool"]["timeout"] == 60000  # Gemini CLI counts milliseconds
+    assert settings["hooks"]["BeforeTool"][0] == GEMINI_SETTINGS["hooks"]["BeforeTool"][0]
+    assert "outside its fold" in done.stdout
+    assert not (sandbox.home / ".claude" / "ccbridge.yaml").exists()  # nothing moved
+    assert sandbox.run("uninstall", "--host", "gemini", "--user").returncode == 0
+    assert json.loads(gemini_file(sandbox).read_text()) == GEMINI_SETTINGS
+
+
+def test_there_is_no_local_scope_for_the_other_agents(sandbox: Sandbox) -> None:
+    done = sandbox.run("install", "--host", "gemini", "--local")
+    assert done.returncode == 1 and "--user or --project" in done.stderr
+
+
+@pytest.mark.parametrize("host", ["codex", "gemini"])
+def test_doctor_fails_without_a_registration_and_passes_with_one(
+    sandbox: Sandbox, host: str
+) -> None:
+    before = sandbox.run("doctor", "--host", host, "--json")
+    assert before.returncode == 1
+    assert any(f["topic"] == "registration" and f["level"] == "fail"
+               for f in json.loads(before.stdout))  # fmt: skip
+    assert sandbox.run("install", "--host", host, "--user").returncode == 0
+    after = sandbox.run("doctor", "--host", host, "--json")
+    findings = json.loads(after.stdout)
+    assert after.returncode == 0, findings
+    starts = [f for f in findings if f["topic"] == "starts"]
+    assert starts and all(f["level"] == "ok" for f in starts)
+    assert any(f["topic"] == "fail-open" for f in findings)  # said plainly, every time
+
+
+def test_doctor_sees_gemini_hooks_switched_off(sandbox: Sandbox) -> None:
+    assert sandbox.run("install", "--host", "gemini", "--user").returncode == 0
+    settings = json.loads(gemini_file(sandbox).read_text())
+    sandbox.write_json(gemini_file(sandbox), {**settings, "hooksConfig": {"enabled": False}})
+    done = sandbox.run("doctor", "--host", "gemini", "--json")
+    assert done.returncode == 1
+    assert any("hooksConfig.enabled" in f["message"] for f in json.loads(done.stdout))
+
+
+def test_the_registered_command_denies_in_the_agent_s_dialect(sandbox: Sandbox) -> None:
+    """What install writes is what the agent runs: a Gemini rm -rf / is denied as Gemini
+    reads a deny."""
+    assert sandbox.run("install", "--host", "gemini", "--user").returncode == 0
+    handler = registered(json.loads(gemini_file(sandbox).read_text()), "gemini")["BeforeTool"]
+    event = {
+        "session_id": "s",
+        "cwd": str(sandbox.project),
+        "hook_event_name": "BeforeTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "rm -rf /"},
+    }
+    sandbox.write(
+        sandbox.home / ".claude" / "ccbridge.yaml",
+        "policies: {guards: [builtin:dangerous_shell]}\n",
+    )
+    done = subprocess.run(
+        handler["command"],
+        shell=True,
+        input=json.dumps(event).encode(),
+        capture_output=True,
+        env=sandbox.env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert json.loads(done.stdout)["decision"] == "deny"

@@ -1,0 +1,342 @@
+"""Run the real Codex CLI and Gemini CLI against loopback stand-ins of their model APIs.
+
+Each stand-in answers the agent's first request that offers tools with one scripted shell
+command (Codex: an `exec_command` function call on the Responses API; Gemini: a
+`run_shell_command` function call on `streamGenerateContent`), and every later request with
+text. Every request body is kept, so a test can read what the agent sent back to the model
+after the call: the command's output, or the reason it was refused.
+
+The clients are fetched by `scripts/fetch-clients` (npm packages `@openai/codex`,
+`@google/gemini-cli`) into `~/.cache/ccbridge/clients/<client>/<version>/`; the pinned versions
+live in `.ci/client-versions` only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from .harness import pinned_versions
+
+BINARIES = {"codex": "codex", "gemini-cli": "gemini"}
+RUN_TIMEOUT = 60.0  # a run that passes takes under 15 s; longer is an agent waiting forever
+
+
+def pinned(client: str) -> list[str]:
+    return pinned_versions(client)
+
+
+def clients_cache() -> Path:
+    configured = os.environ.get("CCBRIDGE_CLIENTS_CACHE")
+    return Path(configured) if configured else Path.home() / ".cache" / "ccbridge" / "clients"
+
+
+def client_binary(client: str, version: str) -> Path | None:
+    binary = clients_cache() / client / version / "node_modules" / ".bin" / BINARIES[client]
+    return binary if binary.exists() and os.access(binary, os.X_OK) else None
+
+
+class ModelStandIn:
+    """The shared loopback server; subclasses speak one model API."""
+
+    def __init__(self, commands: Sequence[str]) -> None:
+        self.commands = list(commands)
+        self.requests: list[tuple[str, dict[str, Any]]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def __enter__(self) -> ModelStandIn:
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def next_command(self, body: Mapping[str, Any]) -> str | None:
+        """The next scripted command for a request that offers tools and is not a reply to a
+        call already made; None: answer with text."""
+        with self._lock:
+            if not self.offers_tools(body) or self.answers_a_call(body) or not self.commands:
+                return None
+            return self.commands.pop(0)
+
+    def offers_tools(self, body: Mapping[str, Any]) -> bool:
+        return bool(body.get("tools"))
+
+    def answers_a_call(self, body: Mapping[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
+        raise NotImplementedError
+
+    def tool_outputs(self) -> list[str]:
+        """What the agent told the model about the calls it made, in order."""
+        raise NotImplementedError
+
+    def model_saw(self, needle: str) -> bool:
+        return any(needle in output for output in self.tool_outputs())
+
+
+def _sse(events: Sequence[tuple[str | None, Mapping[str, Any]]]) -> bytes:
+    chunks = []
+    for name, data in events:
+        head = f"event: {name}\n" if name else ""
+        chunks.append(f"{head}data: {json.dumps(data)}\n\n")
+    return "".join(chunks).encode()
+
+
+class ResponsesStandIn(ModelStandIn):
+    """OpenAI's Responses API, streamed, as Codex's custom model providers use it."""
+
+    def answers_a_call(self, body: Mapping[str, Any]) -> bool:
+        return any(item.get("type") == "function_call_output" for item in body.get("input", []))
+
+    def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
+        command = self.next_command(body)
+        if command is None:
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "id": "msg_stub",
+                "content": [{"type": "output_text", "text": "Done."}],
+            }
+        else:
+            item = {
+                "type": "function_call",
+                "id": "fc_stub",
+                "call_id": f"call_{len(self.requests)}",
+                "name": "exec_command",
+                "arguments": json.dumps({"cmd": command}),
+            }
+        usage = {"input_tokens": 1, "output_tokens": 1, "total_tokens": 2}
+        events: list[tuple[str | None, Mapping[str, Any]]] = [
+            ("response.created", {"type": "response.created", "response": {"id": "resp_stub"}}),
+            ("response.output_item.done", {"type": "response.output_item.done", "item": item}),
+            (
+                "response.completed",
+                {"type": "response.completed", "response": {"id": "resp_stub", "usage": usage}},
+            ),
+        ]
+        return "text/event-stream", _sse(events)
+
+    def tool_outputs(self) -> list[str]:
+        seen: dict[str, str] = {}
+        for _path, body in self.requests:
+            for item in body.get("input", []):
+                if item.get("type") == "function_call_output":
+                    output = item.get("output")
+                    seen[str(item.get("call_id"))] = (
+                        output if isinstance(output, str) else json.dumps(output)
+                    )
+        return list(seen.values())
+
+
+class GeminiStandIn(ModelStandIn):
+    """The Gemini API's generateContent / streamGenerateContent, as Gemini CLI calls it."""
+
+    def answers_a_call(self, body: Mapping[str, Any]) -> bool:
+        return any(
+            "functionResponse" in part
+            for content in body.get("contents", [])
+            for part in content.get("parts", [])
+        )
+
+    def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
+        if "countTokens" in path:
+            return "application/json", json.dumps({"totalTokens": 1}).encode()
+        command = self.next_command(body)
+        if command is None:
+            parts: list[dict[str, Any]] = [{"text": "Done."}]
+        else:
+            call = {"name": "run_shell_command", "args": {"command": command, "description": "x"}}
+            parts = [{"functionCall": call}]
+        chunk = {
+            "candidates": [
+                {"content": {"role": "model", "parts": parts}, "finishReason": "STOP", "index": 0}
+            ],
+            "usageMetadata": {"promptTokenCount": 1, "candidatesTokenCount": 1},
+        }
+        if "stream" in path:
+            return "text/event-stream", _sse([(None, chunk)])
+        return "application/json", json.dumps(chunk).encode()
+
+    def tool_outputs(self) -> list[str]:
+        seen: list[str] = []
+        for _path, body in self.requests:
+            for content in body.get("contents", []):
+                for part in content.get("parts", []):
+                    response = part.get("functionResponse")
+                    if response is not None and json.dumps(response) not in seen:
+                        seen.append(json.dumps(response))
+        return seen
+
+
+def _handler(stub: ModelStandIn) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.end_headers()
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            try:
+                body = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                body = {}
+            body = body if isinstance(body, dict) else {}
+            with stub._lock:
+                stub.requests.append((self.path, body))
+            kind, data = stub.respond(self.path, body)
+            self.send_response(200)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+@dataclass(frozen=True)
+class AgentRun:
+    returncode: int | None  # None: still running at RUN_TIMEOUT, killed
+    stdout: str
+    stderr: str
+    stub: ModelStandIn
+    seconds: float
+
+
+def _base_env(home: Path) -> dict[str, str]:
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "NO_COLOR": "1",
+    }
+
+
+def run_codex(
+    binary: Path,
+    project: Path,
+    hooks: Mapping[str, Any],
+    commands: Sequence[str],
+    rules: str = "",
+    env: Mapping[str, str] | None = None,
+    trusted: bool = True,
+) -> AgentRun:
+    """`codex exec` once in `project`, `hooks` as its user hooks.json, the model answering
+    with `commands`. `rules`: an execpolicy file of Codex's own command rules. `trusted`: run
+    the hooks as if the user had accepted Codex's hooks review."""
+    with (
+        tempfile.TemporaryDirectory(prefix="codex-home-") as scratch,
+        ResponsesStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        codex_home = home / ".codex"
+        codex_home.mkdir()
+        (codex_home / "config.toml").write_text(
+            'model = "stub-model"\nmodel_provider = "stub"\n'
+            "[model_providers.stub]\n"
+            f'name = "stub"\nbase_url = "{stub.base_url}/v1"\nwire_api = "responses"\n'
+            'env_key = "STUB_API_KEY"\n',
+            encoding="utf-8",
+        )
+        (codex_home / "hooks.json").write_text(json.dumps({"hooks": hooks}), encoding="utf-8")
+        if rules:
+            (codex_home / "rules").mkdir()
+            (codex_home / "rules" / "default.rules").write_text(rules, encoding="utf-8")
+        argv = [
+            str(binary),
+            "exec",
+            "--skip-git-repo-check",
+            # hooks.json written by the test: trusting it is the test's own vetting
+            *(["--dangerously-bypass-hook-trust"] if trusted else []),
+            # Codex's sandbox helper refuses a CODEX_HOME under /tmp; the hooks are under test
+            "-s",
+            "danger-full-access",
+            "-C",
+            str(project),
+            "Do the task.",
+        ]
+        run_env = {
+            **_base_env(home),
+            "CODEX_HOME": str(codex_home),
+            "STUB_API_KEY": "dummy",
+            **(env or {}),
+        }
+        return _run(argv, project, run_env, stub)
+
+
+def run_gemini(
+    binary: Path,
+    project: Path,
+    hooks: Mapping[str, Any],
+    commands: Sequence[str],
+    policy: str = "",
+    env: Mapping[str, str] | None = None,
+) -> AgentRun:
+    """`gemini -p` once in `project` (YOLO: Gemini's own prompts out of the way, its policy
+    rules still apply), `hooks` in its user settings, the model answering with `commands`."""
+    with (
+        tempfile.TemporaryDirectory(prefix="gemini-home-") as scratch,
+        GeminiStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        (home / ".gemini").mkdir()
+        settings = {
+            "hooksConfig": {"enabled": True},
+            "hooks": hooks,
+            "security": {"auth": {"selectedType": "gemini-api-key"}},
+        }
+        (home / ".gemini" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        if policy:
+            (home / ".gemini" / "policies").mkdir()
+            (home / ".gemini" / "policies" / "test.toml").write_text(policy, encoding="utf-8")
+        argv = [str(binary), "-p", "Do the task.", "-m", "gemini-2.5-flash", "--yolo"]
+        run_env = {
+            **_base_env(home),
+            "GEMINI_API_KEY": "dummy",
+            "GOOGLE_GEMINI_BASE_URL": stub.base_url,
+            "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            **(env or {}),
+        }
+        return _run(argv, project, run_env, stub)
+
+
+def _run(argv: list[str], project: Path, env: dict[str, str], stub: ModelStandIn) -> AgentRun:
+    started = time.monotonic()
+    try:
+        done = subprocess.run(
+            argv,
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as hung:
+        return AgentRun(None, _text(hung.stdout), _text(hung.stderr), stub, RUN_TIMEOUT)
+    return AgentRun(done.returncode, done.stdout, done.stderr, stub, time.monotonic() - started)
+
+
+def _text(data: str | bytes | None) -> str:
+    return data.decode("utf-8", "replace") if isinstance(data, bytes) else (data or "")

@@ -1,0 +1,256 @@
+"""Codex CLI and Gemini CLI as real clients: each sub-hook behaviour under the plain agent and
+behind ccbridge, registered the way `ccbridge install --host` registers it.
+
+*plain*: the sub-hook registered directly in the agent's hooks. *ccbridge*: the same sub-hook in
+a ccbridge config (CC's hooks block), and `ccbridge run --host NAME` registered in its place.
+Each test asserts on what really happened (did the command leave its marker file? what did the
+agent tell the model?) and records it for the agents' section of docs/e2e-matrix.md.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+import yaml
+
+from bridge.commands import agents
+from bridge.commands import install as installing
+
+from . import agents_table
+from .agents import AgentRun, client_binary, clients_cache, pinned, run_codex, run_gemini
+from .harness import ccbridge_executable
+from .hook_scripts import command_handler, pre_tool_use, prints_json, write_hook
+
+pytestmark = pytest.mark.e2e
+
+Mode = Literal["plain", "ccbridge"]
+MARKER = "marker"
+REWRITTEN = "rewritten"
+SUBHOOK_TIMEOUT_S = 2
+# The agent's own rule that refuses `touch` (the `allow` row: an allow must not get past it).
+CODEX_FORBID_TOUCH = 'prefix_rule(pattern=["touch"], decision="forbidden")\n'
+GEMINI_DENY_TOUCH = (
+    '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
+    'decision = "deny"\npriority = 500\n'
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    label: str
+    body: str  # the sub-hook's script after draining stdin
+    expect: dict[Mode, str]  # "ran", "blocked", "ran rewritten"
+    agent_refuses_touch: bool = False
+    reason: str = ""  # a text the model must be told when ccbridge blocks
+    # The same answer in an agent's own dialect, for its plain row (ccbridge's sub-hooks speak
+    # CC's, as everywhere).
+    plain_body: tuple[tuple[str, str], ...] = ()
+    plain_expect: tuple[tuple[str, str], ...] = ()  # an agent whose plain row differs
+
+    def expected(self, host: str, mode: Mode) -> str:
+        return (
+            dict(self.plain_expect).get(host, self.expect[mode])
+            if mode == "plain"
+            else self.expect[mode]
+        )
+
+    @property
+    def row(self) -> int:
+        return CASES.index(self)
+
+
+CASES = [
+    Case(
+        "deny",
+        "sub-hook denies (exit 2 + reason)",
+        "echo 'no touching today' >&2; exit 2",
+        {"plain": "blocked", "ccbridge": "blocked"},
+        reason="no touching today",
+    ),
+    Case(
+        "ask",
+        "sub-hook asks (no person to ask in a headless run)",
+        pre_tool_use("ask", "a person should look"),
+        {"plain": "ran", "ccbridge": "blocked"},
+        reason="a person should look",
+        plain_body=(
+            ("gemini", prints_json({"decision": "ask", "reason": "a person should look"})),
+        ),
+        plain_expect=(("gemini", "hung"),),
+    ),
+    Case(
+        "crash",
+        "sub-hook crashes (exit 1)",
+        "echo boom >&2; exit 1",
+        {"plain": "ran", "ccbridge": "blocked"},
+        reason="exited with code 1",
+    ),
+    Case(
+        "hang",
+        "sub-hook hangs past its timeout",
+        "sleep 8",
+        {"plain": "ran", "ccbridge": "blocked"},
+        reason="timed out",
+    ),
+    Case(
+        "allow",
+        "sub-hook allows a command the agent's own rules refuse",
+        pre_tool_use("allow", "fine by me"),
+        {"plain": "blocked", "ccbridge": "blocked"},
+        agent_refuses_touch=True,
+        plain_body=(("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),),
+    ),
+    Case(
+        "rewrite",
+        "sub-hook allows with `updatedInput`",
+        pre_tool_use("allow", "rewritten", updatedInput={"command": f"touch {REWRITTEN}"}),
+        {"plain": "ran rewritten", "ccbridge": "ran"},
+        plain_body=(
+            (
+                "gemini",
+                prints_json(
+                    {
+                        "hookSpecificOutput": {
+                            "hookEventName": "BeforeTool",
+                            "tool_input": {"command": f"touch {REWRITTEN}"},
+                        }
+                    }
+                ),
+            ),
+        ),
+    ),
+]
+
+
+@dataclass(frozen=True)
+class Agent:
+    host: str  # ccbridge's --host name
+    client: str  # the npm client in .ci/client-versions
+    pre_event: str
+    run: Callable[..., AgentRun]
+    refuse_touch: dict[str, str]
+
+    def timeout(self, seconds: int) -> int:
+        return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
+
+    def hooks(self, handler: dict[str, Any], matcher: str) -> dict[str, Any]:
+        return {self.pre_event: [{"matcher": matcher, "hooks": [handler]}]}
+
+
+AGENTS = {
+    "codex": Agent("codex", "codex", "PreToolUse", run_codex, {"rules": CODEX_FORBID_TOUCH}),
+    "gemini": Agent(
+        "gemini", "gemini-cli", "BeforeTool", run_gemini, {"policy": GEMINI_DENY_TOUCH}
+    ),
+}
+PARAMS = [
+    pytest.param(name, version, id=f"{name}-{version}")
+    for name, agent in AGENTS.items()
+    for version in pinned(agent.client)
+]
+
+
+def binary_of(agent: Agent, version: str) -> Path:
+    binary = client_binary(agent.client, version)
+    if binary is None:
+        pytest.skip(
+            f"{agent.client} {version} is not in {clients_cache()}: the package registry could "
+            "not be reached or it was never fetched; run scripts/fetch-clients"
+        )
+    return binary
+
+
+def effect(project: Path, done: AgentRun) -> str:
+    if done.returncode is None:
+        return "hung"  # the agent waited for an answer nobody could give, killed
+    if (project / REWRITTEN).exists():
+        return "ran rewritten"
+    return "ran" if (project / MARKER).exists() else "blocked"
+
+
+def run_case(
+    agent: Agent, version: str, case: Case, mode: Mode, tmp_path: Path, **options: Any
+) -> tuple[str, AgentRun, Path]:
+    binary = binary_of(agent, version)
+    project = tmp_path / "project"
+    project.mkdir()
+    body = dict(case.plain_body).get(agent.host, case.body) if mode == "plain" else case.body
+    hook = write_hook(tmp_path / "hooks", f"{case.id}.sh", body)
+    sub = command_handler(hook, timeout=SUBHOOK_TIMEOUT_S, name=case.id)
+    extra = agent.refuse_touch if case.agent_refuses_touch else {}
+    state = tmp_path / "state"
+    env = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
+    if mode == "plain":
+        handler = {**sub, "timeout": agent.timeout(SUBHOOK_TIMEOUT_S)}
+        hooks = agent.hooks(handler, "*")
+    else:
+        # Registered exactly as `ccbridge install --host NAME` registers it; the config given
+        # by $CCBRIDGE_CONFIG (the install's registration names none).
+        config = tmp_path / "ccbridge.yaml"
+        block = {"PreToolUse": [{"matcher": "Bash", "hooks": [sub]}]}
+        config.write_text(yaml.safe_dump({"hooks": block}), encoding="utf-8")
+        env["CCBRIDGE_CONFIG"] = str(config)
+        where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+        run = agents.command(ccbridge_executable(), agent.host)
+        plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
+        assert plan.settings_after is not None
+        hooks = json.loads(plan.settings_after)["hooks"]
+    done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra, **options)
+    return effect(project, done), done, state
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
+@pytest.mark.parametrize("mode", ["plain", "ccbridge"])
+@pytest.mark.parametrize(("agent_name", "version"), PARAMS)
+def test_agent_matrix(
+    agent_name: str, version: str, mode: Mode, case: Case, tmp_path: Path
+) -> None:
+    agent = AGENTS[agent_name]
+    outcome, done, state = run_case(agent, version, case, mode, tmp_path)
+    told = bool(case.reason) and done.stub.model_saw(case.reason)
+    shown = outcome + ("; model told reason" if told and outcome == "blocked" else "")
+    agents_table.record(
+        agents_table.Measurement(
+            agent_name, version, case.id, case.label, case.row, mode, shown, round(done.seconds, 1)
+        )
+    )
+    assert outcome == case.expected(agent.host, mode), (done.stdout[-2000:], done.stderr[-2000:])
+    if mode == "ccbridge":
+        assert done.stub.tool_outputs(), "the agent never reported the call back to the model"
+        if outcome == "blocked" and case.reason:
+            assert told, done.stub.tool_outputs()
+        records = [json.loads(line) for line in (state / "audit.jsonl").read_text().splitlines()]
+        pre = [record for record in records if record["event"] == "PreToolUse"]
+        assert pre and all(record.get("host") == agent.host for record in pre), records
+        if case.id == "rewrite":
+            assert any(record.get("rewrites") for record in pre), pre
+
+
+UNTRUSTED = Case(
+    "untrusted",
+    "ccbridge registered, its hook not yet trusted in Codex's hooks review",
+    "echo 'no touching today' >&2; exit 2",
+    {"plain": "ran", "ccbridge": "ran"},
+)
+
+
+@pytest.mark.parametrize("version", pinned("codex"))
+def test_codex_runs_no_hook_it_has_not_trusted(version: str, tmp_path: Path) -> None:
+    """A row Codex cannot close and ccbridge cannot either: until the user accepts the hooks
+    review, `codex exec` runs the call and never calls the hook (docs/hosts.md)."""
+    outcome, done, state = run_case(
+        AGENTS["codex"], version, UNTRUSTED, "ccbridge", tmp_path, trusted=False
+    )
+    record = agents_table.Measurement(
+        "codex", version, UNTRUSTED.id, UNTRUSTED.label, len(CASES), "ccbridge", outcome,
+        round(done.seconds, 1),
+    )  # fmt: skip
+    agents_table.record(record)
+    assert outcome == "ran"
+    assert not (state / "audit.jsonl").exists()  # ccbridge was never called
