@@ -48,9 +48,9 @@ def doctor(as_json: bool, host: str = "claude-code") -> None:
       ccbridge doctor
     """
     if host != "claude-code":
-        from bridge.cli import agents
+        from bridge.commands import agents
 
-        agents.doctor(host, as_json)
+        report(agents.diagnose(host, os.environ, project_of(os.environ)), as_json)
         return
     from bridge.commands.doctor import diagnose
 
@@ -58,7 +58,7 @@ def doctor(as_json: bool, host: str = "claude-code") -> None:
 
 
 def report(findings: Sequence[Finding], as_json: bool) -> None:
-    """Print the findings; exit 1 when any failed. Any agent's doctor (bridge.cli.agents) too."""
+    """Print the findings; exit 1 when any failed. Any agent's doctor too."""
     if as_json:
         say(json.dumps([finding.to_json() for finding in findings], indent=2))
     else:

@@ -160,9 +160,7 @@ def install(
       ccbridge install --host codex --user
     """
     if host != "claude-code":
-        from bridge.cli import agents
-
-        agents.install(host, scope, dry_run)
+        _install_for_agent(host, scope, dry_run)
         return
     env = os.environ
     where = target_of(scope, env)
@@ -197,7 +195,7 @@ def write_install(
     plan: installing.Plan, where: installing.Target, env: Mapping[str, str], dry_run: bool
 ) -> bool:
     """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
-    written. Any agent's settings file (bridge.cli.agents) goes this way too."""
+    written. Any agent's settings file (`--host`) goes this way too."""
     show(plan, dry_run)
     if dry_run:
         say("dry run: nothing was written")
@@ -234,3 +232,26 @@ def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
         return
     added = len(plan.wall.get("lists", {}).get("denyWrite", []))
     say(WALL_SAYS.format(settings=plan.settings, write=added))
+
+
+def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> None:
+    """`--host codex|gemini`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
+    from bridge.commands import agents
+
+    env = os.environ
+    try:
+        spec = agents.agent(name)
+        where = agents.target(name, scope, env, project_of(env))
+        run = agents.command(installing.ccbridge_executable(sys.argv[0]), name)
+        settings = installing.read_bytes(where.settings)
+        config = installing.read_bytes(where.config)
+        plan = agents.plan_install(spec, where, settings, config, run)
+    except installing.InstallError as error:
+        raise click.ClickException(str(error)) from None
+    if not plan.changed:
+        say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        return
+    if write_install(plan, where, env, dry_run):
+        for finding in agents.diagnose(name, env, project_of(env)):
+            if finding.topic in ("codex", "fail-open"):
+                say(f"note: {finding.message}")

@@ -7,7 +7,7 @@ import os
 import click
 
 from bridge.cli.install import scope_options, show, target_of
-from bridge.cli.output import say
+from bridge.cli.output import project_of, say
 from bridge.commands import install as installing
 
 
@@ -34,9 +34,13 @@ def uninstall(scope: installing.Scope, dry_run: bool, host: str = "claude-code")
       ccbridge uninstall --host codex --user
     """
     if host != "claude-code":
-        from bridge.cli import agents
+        from bridge.commands import agents
 
-        agents.uninstall(host, scope, dry_run)
+        try:
+            where = agents.target(host, scope, os.environ, project_of(os.environ))
+        except installing.InstallError as error:
+            raise click.ClickException(str(error)) from None
+        uninstall_from(where, dry_run)
         return
     uninstall_from(target_of(scope, os.environ), dry_run)
 

@@ -1,1 +1,26 @@
-"""Claude Code's hook wire format: events in, answers out, sub-hook outputs read as CC does."""
+"""Claude Code's hook wire format: events in, answers out, sub-hook outputs read as CC does.
+
+The vocabulary every host's parser shares (bridge.wire.event for CC's own envelope,
+bridge.wire.hosts for the other agents') lives here, below both, so neither imports the other
+back."""
+
+# Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
+# event is refused with the closest of these.
+CC_EVENTS = frozenset(
+    {
+        *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification"),
+        *("UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop"),
+        *("StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"),
+        *("PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup"),
+        *("TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult"),
+        *("ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged"),
+        *("FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"),
+    }
+)
+
+
+class EventError(ValueError):
+    """Stdin did not hold a hook event we can judge; the message says why. `host`: the agent
+    whose envelope it was, when that much was told (its refusal is answered in its dialect)."""
+
+    host: str | None = None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from _collections_abc import Mapping
 
 from bridge.pipeline.record import Record
+from bridge.wire import CC_EVENTS as CC_EVENTS  # shared with bridge.wire.hosts
+from bridge.wire import EventError as EventError
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
@@ -20,19 +22,6 @@ MAX_EVENT_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 200
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
-# Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
-# event is refused with the closest of these.
-CC_EVENTS = frozenset(
-    {
-        *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification"),
-        *("UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop"),
-        *("StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"),
-        *("PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup"),
-        *("TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult"),
-        *("ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged"),
-        *("FileChanged", "DirectoryAdded", "MessageDisplay", "PreSkillShellCommand"),
-    }
-)
 # The one place saying which events' sub-hooks `ccbridge run` runs, each with the event field
 # CC compares a group's matcher with (None: CC ignores matchers there, every group runs). Hooks
 # of the other CC events in a ccbridge config would never run, so the config refuses them.
@@ -56,13 +45,6 @@ SUBHOOK_EVENTS = frozenset(MATCHED_FIELD)
 BLOCKING_EVENTS = frozenset(
     {"PreToolUse", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"}
 )
-
-
-class EventError(ValueError):
-    """Stdin did not hold a hook event we can judge; the message says why. `host`: the agent
-    whose envelope it was, when that much was told (its refusal is answered in its dialect)."""
-
-    host: str | None = None
 
 
 class HookEvent(Record, frozen=True, slots=True):

@@ -9,8 +9,8 @@ like Claude Code's here.
 
 from __future__ import annotations
 
+from bridge.wire import CC_EVENTS, EventError
 from bridge.wire.answer import DENY_EXIT, Answer
-from bridge.wire.event import CC_EVENTS, EventError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

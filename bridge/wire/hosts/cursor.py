@@ -8,8 +8,8 @@ preToolUse; `continue` for a prompt; `followup_message` for stop) and in CC's.
 
 from __future__ import annotations
 
+from bridge.wire import CC_EVENTS, EventError
 from bridge.wire.answer import DENY_EXIT, Answer
-from bridge.wire.event import CC_EVENTS, EventError
 from bridge.wire.hosts import absolute, jsonish, mcp_name, text
 
 TYPE_CHECKING = False

@@ -6,8 +6,8 @@ but 0 and 1, with stderr as the reason; exit 1 is a warning and the call goes ah
 
 from __future__ import annotations
 
+from bridge.wire import EventError
 from bridge.wire.answer import DENY_EXIT, Answer
-from bridge.wire.event import EventError
 from bridge.wire.hosts import absolute, mcp_name, required_tool, text
 
 TYPE_CHECKING = False

@@ -8,8 +8,8 @@ the exit code) and exit 2 with the reason on stderr.
 
 from __future__ import annotations
 
+from bridge.wire import EventError
 from bridge.wire.answer import DENY_EXIT, Answer
-from bridge.wire.event import EventError
 from bridge.wire.hosts import absolute, mcp_name, renamed, text
 
 TYPE_CHECKING = False
