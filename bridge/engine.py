@@ -93,6 +93,7 @@ class Host(Record, frozen=True):
 
     env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     runner: Runner | None = None
+    every_guard: bool = False  # `explain`: consult the guards after a denial too (the answer stays)
 
     def run(
         self,
@@ -339,6 +340,13 @@ def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -
 
 
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
+# Told with each prompt while goals are on: the model cannot use commands it never hears of.
+GOAL_HINT = (
+    "ccbridge goals are on here. When the user asks you to pursue a goal, run through Bash: "
+    '`ccbridge goal create --objective "..."` (only for what the user asked in this turn), '
+    "`ccbridge goal get` to see the session's goal, `ccbridge goal update --id ID --revision N "
+    "--action ACTION` to change it (`ccbridge goal update --help` lists the actions)."
+)
 
 
 def _lifecycle(report: Report, host: Host) -> None:
@@ -419,7 +427,7 @@ def _pre_tool_use(report: Report, host: Host) -> None:
         observers=_policies(policies.get("observers", ())),
     )
     execution = execution_of(report.event)
-    outcome = decide(execution, stations, _approval(config))
+    outcome = decide(execution, stations, _approval(config), every_guard=host.every_guard)
     report.steps = outcome.trace
     decision = _judge_goal_change(report, host, outcome.decision)
     if isinstance(decision, Deny):
@@ -482,6 +490,7 @@ def _goal_event(report: Report, host: Host) -> None:
     try:
         if report.event.name == "UserPromptSubmit":
             on_user_prompt(report.event.raw, settings)
+            report.answer = answer.lifecycle("UserPromptSubmit", None, (GOAL_HINT,))
             return
         payload = on_stop(report.event.raw, settings)
     except GoalError as error:

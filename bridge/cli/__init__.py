@@ -16,8 +16,9 @@ from bridge import __version__
 def cli() -> None:
     """One Claude Code hook that runs your hooks through the DSH tool pipeline.
 
-    Register `ccbridge run` for PreToolUse and PostToolUse in .claude/settings.json
-    (see `ccbridge run --help`), and move your hooks into ccbridge's config.
+    `ccbridge install` registers `ccbridge run` for PreToolUse, PostToolUse and
+    PostToolUseFailure (and every other event its config has hooks for) in
+    .claude/settings.json, and moves your hooks into ccbridge's config.
     """
 
 

@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import click
@@ -65,6 +66,22 @@ def render_record(record: Mapping[str, Any]) -> str:
         dim(f"session {record.get('session')}"),
     ]
     return "  ".join(part for part in parts if part)
+
+
+def unsent(env: Mapping[str, str]) -> None:
+    """Configured events Claude Code never sends: no record of them can be in the log."""
+    from bridge.commands.doctor import never_sent, never_sent_message
+    from bridge.paths import find_config, settings_files
+
+    project = project_of(env)
+    files = [Path(file) for file in settings_files(env, project)]
+    paths = [Path(path) for path in find_config(None, env, project)[0]]
+    try:
+        found = never_sent(files, paths)
+    except Exception:  # a broken config: `ccbridge check` says what is wrong
+        return
+    for event, where in found.items():
+        say(f"not in the log, as {never_sent_message(event, where)}")
 
 
 @click.command()
@@ -135,6 +152,8 @@ def audit(
     if log.skipped:  # torn by a killed writer, or not ccbridge's: said, never silently lost
         rotated = f" and its {keep} rotated generation(s)" if keep else ""
         say(f"skipped {log.skipped} corrupt line(s) in {path}{rotated}", err=True)
+    if (as_gaps or as_summary) and not as_json:
+        unsent(env)
     if as_gaps:
         found = gaps(records)
         if as_json:

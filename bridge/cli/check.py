@@ -54,6 +54,13 @@ def check(config: str | None) -> None:
         if fix:
             say(f"      fix: {fix}")
     failing = [problem for problem in problems if not problem.warning]
+    if not failing and config is None:
+        from bridge.commands.doctor import never_sent, never_sent_message
+        from bridge.paths import settings_files
+
+        settings = [Path(file) for file in settings_files(env, project)]
+        for event, where in never_sent(settings, paths).items():
+            say(f"{mark('warn')}  {never_sent_message(event, where)}")
     if failing:
         files = len({problem.file for problem in failing})
         raise click.ClickException(f"{len(failing)} problem(s) in {files} file(s)")

@@ -35,6 +35,8 @@ def doctor(as_json: bool, host: str = "claude-code") -> None:
       config        is every config layer valid, does every native policy load
       audit         can the audit log be written
       twice         is any hook configured twice (run by CC and by ccbridge)
+      events        are hooks configured for an event ccbridge is not registered for
+                    (Claude Code never sends it to ccbridge, so they never run)
       protection    the protection level: `wall` when the CC settings in force (every layer)
                     run Bash in Claude Code's sandbox with no way out, keep every path ccbridge
                     keeps (config layers, CC settings, state, cache, plugin and mod

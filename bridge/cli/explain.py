@@ -54,7 +54,8 @@ def explain(as_json: bool, config: str | None) -> None:
     try:
         around = Surroundings(env, project)
         wide = wide_layers(paths, env, config)
-        report = handle(event, load(paths, Cache.of(env), around, wide=wide), Host(env=env))
+        loaded = load(paths, Cache.of(env), around, wide=wide)
+        report = handle(event, loaded, Host(env=env, every_guard=True))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -118,6 +119,33 @@ def show(plan: installing.Plan, diff: bool) -> None:
         say(f"note: {note}")
 
 
+def registration_for(
+    scope: installing.Scope, executable: str, env: Mapping[str, str]
+) -> tuple[installing.Command, str]:
+    """The command to register and a note saying what was chosen and why: the shared project
+    file gets a launcher that finds `ccbridge` through PATH on whichever machine runs it (this
+    machine's path means nothing on a teammate's); the user and local files, which stay on this
+    machine, get the absolute path, so Claude Code finds it whatever its PATH."""
+    if scope != "project":
+        return installing.registration_command(executable), (
+            f"registered as {executable} (an absolute path: {scope} settings stay on this machine)"
+        )
+    found = shutil.which("ccbridge", path=env.get("PATH"))
+    said = (
+        "registered as `ccbridge run` found through PATH, as the project's settings.json is "
+        "shared: each teammate's Claude Code runs their own ccbridge, and where it is missing "
+        f'refuses tool calls and prompts with "{installing.INSTALL_HINT}"'
+    )
+    if found is None:
+        said += (
+            f"; ccbridge is not on this PATH (it is at {executable}): put "
+            f"{Path(executable).parent} on PATH, or install with --local for this machine only"
+        )
+    elif Path(found).resolve() != Path(executable).resolve():
+        said += f"; on this PATH that is {found}, not {executable}"
+    return installing.launcher_command, said
+
+
 @click.command()
 @scope_options("moved hooks go to")
 @click.option(
@@ -143,6 +171,9 @@ def install(
     are enabled, with onFailure "block" and a 60 s timeout. Command hooks the file already
     has on the events ccbridge runs (see the README) move into ccbridge's config, so they run
     once, behind the bridge; other hooks and every other key stay.
+    In the project's shared settings.json the command finds `ccbridge` through PATH (on a
+    teammate's machine without it, tool calls and prompts are refused with the fix to run);
+    in user and local settings it is this machine's absolute path.
 
     It also sets up Claude Code's sandbox in that file (docs/guarantees.md, "The wall"): Bash
     commands run sandboxed with no way out, and cannot write ccbridge's config, CC's settings,
@@ -165,7 +196,7 @@ def install(
     env = os.environ
     where = target_of(scope, env)
     try:
-        command = installing.registration_command(installing.ccbridge_executable(sys.argv[0]))
+        command, chosen = registration_for(scope, installing.ccbridge_executable(sys.argv[0]), env)
         settings = installing.read_bytes(where.settings)
         config = installing.read_bytes(where.config)
         plan = installing.plan_install(where, settings, config, command, goals=False)
@@ -176,6 +207,7 @@ def install(
             plan = with_wall(env, plan)
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
+    plan.notes.append(chosen)
     if env.get(CONFIG_ENV):
         plan.notes.append(
             f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"

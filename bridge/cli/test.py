@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from bridge.cli.output import dim, mark, project_of, say
+from bridge.cli.output import dim, mark, say
 from bridge.commands import cases
 
 
@@ -41,9 +41,10 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
       setup          optional executable run first in the case's work directory
     `${CASE_DIR}` and `${WORK_DIR}` in event.json and config.yaml are replaced by the
     case's directory and its temporary work directory. PATHs are cases or directories
-    searched for cases; without PATHs, every case in the project (a directory with both
-    event.json and expected.json, as --init writes them; node_modules and hidden directories
-    other than .claude are skipped). Exits 1 when a case fails.
+    searched for cases; without PATHs, every case in the project: $CLAUDE_PROJECT_DIR, else
+    the nearest directory from here up with a .git or a .claude (a case there is a directory
+    with both event.json and expected.json, as --init writes them; node_modules and hidden
+    directories other than .claude are skipped). Exits 1 when a case fails.
 
     \b
     Examples:
@@ -64,7 +65,7 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
         say(f"edit {written[0].name}, then record the answer: ccbridge test --update {target}")
         return
     try:
-        selected = cases.select(paths, lambda: project_of(os.environ))
+        selected = cases.select(paths, lambda: cases.project_root(os.environ))
     except cases.FixtureError as error:
         raise click.ClickException(str(error)) from None
     failed = 0

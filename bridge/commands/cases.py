@@ -430,6 +430,23 @@ def init(event_name: str, target: Path | None = None) -> tuple[Path, list[Path]]
         raise FixtureError(str(error)) from None
 
 
+def project_root(env: Mapping[str, str]) -> Path:
+    """$CLAUDE_PROJECT_DIR, else the nearest directory from here up that holds a `.git` or a
+    `.claude` (the home directory's own `.claude` is the user's, not a project): never a walk
+    of whatever tree the command happens to run in. In no project, a FixtureError."""
+    if env.get("CLAUDE_PROJECT_DIR"):
+        return Path(env["CLAUDE_PROJECT_DIR"]).resolve()
+    here = Path.cwd().resolve()
+    home = Path(env.get("HOME") or Path.home()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists() or (folder != home and (folder / ".claude").is_dir()):
+            return folder
+    raise FixtureError(
+        f"{here} is in no project (no .git or .claude here or above), so there is no project "
+        "to search for cases: name the cases or their directory, e.g. `ccbridge test tests/hooks`"
+    )
+
+
 def select(paths: Sequence[Path], project: Callable[[], Path]) -> list[Path]:
     """The cases `ccbridge test` runs: those under `paths`, or without paths every case of the
     project (`project()`, asked only then); finding none is a FixtureError that says what a

@@ -28,6 +28,7 @@ _FIXES = (
         "may only tighten",
         "loosen it in ~/.claude/ccbridge.yaml (or a file named with --config); here, remove it",
     ),
+    ("duplicate key", "keep one: move what the first one holds under the second, delete it"),
     ("cannot switch self-protection off", "remove the line; set it in ~/.claude/ccbridge.yaml"),
 )
 

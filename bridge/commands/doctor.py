@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from bridge.commands.install import TOOL_EVENTS, is_registration
+from bridge.commands.install import INSTALL_HINT, is_launcher, is_registration
 from bridge.config.build import Problem, problems_of
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
+from bridge.wire.event import SUBHOOK_EVENTS
 
 Level = Literal["ok", "info", "warn", "fail"]
 ON_FAILURE_SINCE = (2, 1, 295)
@@ -184,14 +185,77 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
             for handler in items
         }
     )
-    run_env = {**env, "CLAUDE_PROJECT_DIR": str(project)}
+    with tempfile.TemporaryDirectory(prefix="ccbridge-doctor-") as scratch:
+        # The probe's audit record and cache entry go to a scratch state and cache, not the
+        # real audit log: a doctor run is not a hook call anybody made.
+        run_env = {
+            **env,
+            "CLAUDE_PROJECT_DIR": str(project),
+            "CCBRIDGE_STATE_DIR": os.path.join(scratch, "state"),
+            "CCBRIDGE_CACHE_DIR": os.path.join(scratch, "cache"),
+        }
+        yield from _probe_each(commands, env, run_env, project)
+
+
+def _probe_each(
+    commands: Sequence[str], env: Mapping[str, str], run_env: Mapping[str, str], project: Path
+) -> Iterator[Finding]:
     cwd = project if project.is_dir() else Path.cwd()
     for command in commands:
+        shown = command
+        if is_launcher(command):
+            # The launcher answers every event even without ccbridge (with the fix to run), so
+            # a probe alone would pass: what matters is whether PATH finds it here.
+            shown = "ccbridge run (found through PATH)"
+            found = shutil.which("ccbridge", path=env.get("PATH"))
+            if found is None:
+                yield Finding(
+                    "fail",
+                    "starts",
+                    f'`{shown}`: no ccbridge on this PATH, so Claude Code is told "{INSTALL_HINT}"'
+                    "; install it, or put its directory on PATH",
+                )
+                continue
+            shown += f", here {found}"
         problem = probe(command, run_env, cwd)
         if problem is None:
-            yield Finding("ok", "starts", f"`{command}` starts and answers")
+            yield Finding("ok", "starts", f"`{shown}` starts and answers")
         else:
-            yield Finding("fail", "starts", f"`{command}` {problem}")
+            yield Finding("fail", "starts", f"`{shown}` {problem}")
+
+
+def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
+    """A registration that is gone although ccbridge was installed there (the file reverted,
+    e.g. by `git checkout`), or a project config that no registration runs."""
+    from bridge.commands.install import InstallError, backup_file, load_backup, target
+
+    home = Path(env.get("HOME") or Path.home())
+    registered = registrations(files)
+    for scope in ("project", "local", "user"):
+        where = target(scope, home, project)
+        if where.settings in registered:
+            continue
+        try:
+            installed = load_backup(backup_file(env, where.settings)) is not None
+        except InstallError:
+            installed = True  # an unreadable record still says install ran here
+        again = f"run `ccbridge install --{scope}` again"
+        if installed:
+            yield Finding(
+                "warn" if registered else "fail",
+                "registration",
+                f"ccbridge was installed in {where.settings} but its registration is gone: the "
+                "file was reverted or rewritten since (e.g. `git checkout "
+                f"{where.settings.name}`), so Claude Code no longer runs ccbridge; {again}"
+                + (", then commit .claude/settings.json" if scope == "project" else ""),
+            )
+        elif not registered and scope != "user" and where.config.is_file():
+            yield Finding(
+                "fail",
+                "registration",
+                f"{where.config} has ccbridge's config but {where.settings} does not register "
+                f"ccbridge, so none of it runs; run `ccbridge install --{scope}`",
+            )
 
 
 def config_problems(
@@ -304,7 +368,7 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
             command = str(handler.get("command"))
             if is_registration(handler):
                 per_event.setdefault(event, set()).add(command)
-            elif event in TOOL_EVENTS and handler.get("type") == "command":
+            elif event in SUBHOOK_EVENTS and handler.get("type") == "command":
                 direct.setdefault((event, command), path)
     twice = False
     for event, commands in sorted(per_event.items()):
@@ -341,6 +405,38 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
             )
     if not twice:
         yield Finding("ok", "twice", "no hook is configured twice")
+
+
+def never_sent(files: Sequence[Path], paths: Sequence[Path]) -> dict[str, list[str]]:
+    """Configured events Claude Code never sends to ccbridge: ccbridge runs their hooks only
+    when it is registered for the event, in some settings file (`ccbridge install` registers
+    every event its config has hooks for, once; a hook added later needs it run again).
+    Per event, where its hooks are configured. Empty when ccbridge is registered nowhere: the
+    registration check says that."""
+    from bridge.config.cache import load
+
+    registered = {event for per_event in registrations(files).values() for event in per_event}
+    if not registered or not paths:
+        return {}
+    compiled = load(list(paths), None, wide=wide_layers(paths, os.environ, None))
+    return {
+        event: [spec.where for spec in specs]
+        for event, specs in sorted(compiled.hooks.items())
+        if specs and event not in registered
+    }
+
+
+def never_sent_message(event: str, where: Sequence[str]) -> str:
+    return (
+        f"{event} hooks ({', '.join(where)}) never run: ccbridge is not registered for {event}, "
+        "so Claude Code never sends it; run `ccbridge install` again (it registers every event "
+        "the config has hooks for)"
+    )
+
+
+def check_never_sent(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
+    for event, where in never_sent(files, paths).items():
+        yield Finding("fail", "events", never_sent_message(event, where))
 
 
 def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
@@ -440,6 +536,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     findings = [
         *check_claude(env),
         *check_registration(files),
+        *check_kept(files, env, project),
         *check_starts(files, env, project),
         *check_config(paths, env, project),
     ]
@@ -447,6 +544,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
         findings += [
             *check_audit(paths, env),
             *check_twice(files, paths),
+            *check_never_sent(files, paths),
             *check_goals(files, paths),
             *check_wall(files, paths, env, project),
         ]

@@ -35,6 +35,22 @@ def _subhook(record: SubhookRecord) -> dict[str, Any]:
     return {**blank, "matcher": hook.matcher, "if": hook.if_rule, **record.to_json()}
 
 
+def _subhooks(records: Sequence[SubhookRecord]) -> list[dict[str, Any]]:
+    """Each sub-hook; a copy of a handler that ran says which one stood for it."""
+    items = []
+    for record in records:
+        item = _subhook(record)
+        twin = None
+        if not record.matched:
+            twin = next(
+                (r for r in records if r.matched and r.hook.identity == record.hook.identity),
+                None,
+            )
+        item["same_as"] = f"{twin.hook.name} ({twin.hook.where})" if twin else None
+        items.append(item)
+    return items
+
+
 def answer_json(answer: Answer) -> dict[str, Any]:
     return {
         "stdout": answer.stdout.decode(),
@@ -71,7 +87,7 @@ def trace(
             "level": report.config.protection if report is not None else "tripwire",
             "missing": list(missing),
         },
-        "subhooks": [_subhook(record) for record in report.subhooks] if report else [],
+        "subhooks": _subhooks(report.subhooks) if report else [],
         "steps": [
             {
                 "station": step.station,
@@ -109,8 +125,14 @@ def _heading(text: str) -> str:
 
 def _subhook_lines(item: Mapping[str, Any]) -> list[str]:
     where = click.style(item["where"], dim=True)
+    if not item["matched"] and item.get("same_as"):
+        return [
+            f"  {click.style('skip', dim=True)}  {item['name']}  same handler as "
+            f"{item['same_as']}, which runs once for both",
+            f"        {where}",
+        ]
     if not item["matched"]:
-        why = f"matcher {item['matcher']!r}" if item["matcher"] else "duplicate or `if` rule"
+        why = f"matcher {item['matcher']!r}" if item["matcher"] else "its `if` rule"
         return [
             f"  {click.style('skip', dim=True)}  {item['name']}  not matched ({why})",
             f"        {where}",
@@ -122,7 +144,8 @@ def _subhook_lines(item: Mapping[str, Any]) -> list[str]:
         f"        {ran}, {item['duration_ms']} ms",
     ]
     if item["reason"]:
-        lines.append(f"        said: {item['reason']}")
+        said = str(item["reason"]).replace("\n", "\n" + " " * 14)
+        lines.append(f"        said: {said}")
     lines.append(f"        ccbridge: {item['action']}")
     return lines
 
@@ -164,7 +187,9 @@ def render(data: Mapping[str, Any]) -> list[str]:
     if data["steps"]:
         lines += ["", _heading("guards and listeners")]
         for step in data["steps"]:
+            # a reason of several lines stays under its column, not at the left margin
             detail = f"  {step['detail']}" if step["detail"] else ""
+            detail = detail.replace("\n", "\n" + " " * 50)
             lines.append(
                 f"  {step['station']:<12} {step['name']:<28} {_word(step['outcome'])}{detail}"
             )

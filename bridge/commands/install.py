@@ -24,7 +24,7 @@ import os
 import re
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +36,7 @@ Scope = Literal["user", "project", "local"]
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
 CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_HOOK_TIMEOUT)
+WIDE = 2**31 - 1  # YAML line width: a long command stays on one line, as it was written
 
 
 class InstallError(ValueError):
@@ -74,6 +75,36 @@ def registration_command(executable: str) -> str:
     return f"{shlex.quote(executable)} run"
 
 
+INSTALL_HINT = "ccbridge is not installed here: run `pipx install ccbridge`"
+LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
+# Where ccbridge is missing, each event gets the answer it needs: a refusal with the fix for the
+# events that can stop something, a message to the user for the rest (a block on Stop would keep
+# the agent going round). Never exit 1: with onFailure "block" that is a refusal with no reason.
+_REFUSING = {
+    "PreToolUse": {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": INSTALL_HINT,
+        }
+    },
+    "UserPromptSubmit": {"decision": "block", "reason": INSTALL_HINT},
+}
+
+
+def launcher_command(event: str) -> str:
+    """The registration for a file meant to be shared: `ccbridge` found through PATH on
+    whichever machine runs it, and where there is none an answer that names the fix."""
+    refusal = _REFUSING.get(event)
+    answer = json.dumps(refusal or {"systemMessage": INSTALL_HINT}, separators=(",", ":"))
+    said = f"printf '%s\\n' '{answer}'; printf '%s\\n' '{INSTALL_HINT}' >&2"
+    return f"{LAUNCHER_PREFIX}cat >/dev/null; {said}; exit {2 if refusal else 0}"
+
+
+def is_launcher(command: str) -> bool:
+    return command.startswith(LAUNCHER_PREFIX)
+
+
 def registration(command: str) -> dict[str, Any]:
     return {"type": "command", "command": command, "timeout": CC_TIMEOUT, "onFailure": "block"}
 
@@ -82,6 +113,8 @@ def is_registration(handler: Any) -> bool:
     """A handler that runs `ccbridge run` (whatever path or options it uses)."""
     if not isinstance(handler, Mapping) or not isinstance(handler.get("command"), str):
         return False
+    if is_launcher(handler["command"]):
+        return True
     try:
         words = shlex.split(handler["command"])
     except ValueError:
@@ -151,7 +184,45 @@ def dump_settings(data: Mapping[str, Any], like: bytes | None = None) -> bytes:
         if found:
             indent = found.group(1)
     dumped = json.dumps(data, indent=indent, ensure_ascii=False)
+    if indent is not None:
+        dumped = _dump(data, indent if isinstance(indent, str) else " " * indent, _inline(text))
     return (dumped + ("" if text and not text.endswith("\n") else "\n")).encode()
+
+
+_ONE_LINE_ARRAY = re.compile(r'"((?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*(\[[^\[\]\{\}\n]*\])')
+
+
+def _inline(text: str) -> dict[tuple[str, str], str]:
+    """The arrays of flat values `text` writes on one line, by key and value, as written."""
+    found = {}
+    for match in _ONE_LINE_ARRAY.finditer(text):
+        try:
+            value = json.loads(match.group(2))
+        except ValueError:
+            continue
+        found[(match.group(1), json.dumps(value, sort_keys=True))] = match.group(2)
+    return found
+
+
+def _dump(value: Any, indent: str, inline: Mapping[tuple[str, str], str], depth: int = 0) -> str:
+    """json.dumps with `indent`, but an array that was on one line (same key, same values)
+    stays on one line, as it was written."""
+    pad, inner = indent * depth, indent * (depth + 1)
+    if isinstance(value, dict) and value:
+        items = []
+        for key, item in value.items():
+            kept = (
+                inline.get((key, json.dumps(item, sort_keys=True)))
+                if isinstance(item, list)
+                else None
+            )
+            shown = kept if kept is not None else _dump(item, indent, inline, depth + 1)
+            items.append(f"{inner}{json.dumps(key, ensure_ascii=False)}: {shown}")
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(value, list) and value:
+        items = [f"{inner}{_dump(item, indent, inline, depth + 1)}" for item in value]
+        return "[\n" + ",\n".join(items) + f"\n{pad}]"
+    return json.dumps(value, ensure_ascii=False)
 
 
 def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
@@ -167,10 +238,17 @@ def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, 
     return handler
 
 
+Command = str | Callable[[str], str]  # the registration's command, or one per event
+
+
 def _split_hooks(
-    hooks: Mapping[str, list[Any]], command: str, wanted: tuple[str, ...], notes: list[str]
+    hooks: Mapping[str, list[Any]], command: Command, wanted: tuple[str, ...], notes: list[str]
 ) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
     """(the settings' new hooks block, the groups moved out of it, per event)."""
+
+    def ours_for(event: str) -> dict[str, Any]:
+        return registration(command if isinstance(command, str) else command(event))
+
     kept: dict[str, list[Any]] = {}
     moved: dict[str, list[Any]] = {}
     for event, groups in hooks.items():
@@ -193,15 +271,70 @@ def _split_hooks(
             if stay:
                 out.append({**group, "hooks": stay})
             if ours and event in wanted and not placed:
-                out.append({"hooks": [registration(command)]})
+                out.append({"hooks": [ours_for(event)]})
                 placed = True
         if event in wanted and not placed:
-            out.append({"hooks": [registration(command)]})
+            out.append({"hooks": [ours_for(event)]})
         if out:
             kept[event] = out
     for event in wanted:
-        kept.setdefault(event, [{"hooks": [registration(command)]}])
+        kept.setdefault(event, [{"hooks": [ours_for(event)]}])
     return kept, moved
+
+
+def _handler_keys(groups: Any) -> set[tuple[str, str]]:
+    """(matcher, handler) of every handler in these groups, for telling a copy from a hook."""
+    keys = set()
+    for group in groups if isinstance(groups, list) else ():
+        handlers = group.get("hooks") if isinstance(group, dict) else None
+        for handler in handlers if isinstance(handlers, list) else ():
+            matcher = str(group.get("matcher") or "")
+            keys.add((matcher, json.dumps(handler, sort_keys=True, default=str)))
+    return keys
+
+
+def _new_only(groups: list[Any], present: Any) -> list[Any]:
+    """`groups` without the handlers `present` already holds under the same matcher (a hook
+    moved once, put back by a revert of the settings file and moved again, goes in once)."""
+    seen = _handler_keys(present)
+    out = []
+    for group in groups:
+        matcher = str(group.get("matcher") or "")
+        fresh = []
+        for handler in group["hooks"]:
+            key = (matcher, json.dumps(handler, sort_keys=True, default=str))
+            if key not in seen:  # a copy within `groups` is the user's own: kept
+                fresh.append(handler)
+        if fresh:
+            out.append({**group, "hooks": fresh})
+    return out
+
+
+STARTER_GUARDS = (
+    ("builtin:dangerous_shell", "rm -rf on what matters, mkfs, dd onto disks, fork bombs, ..."),
+    ("builtin:protect_paths", "writes to secrets (.env, keys) and to Claude Code's settings"),
+)
+
+
+def starter_config(settings: Path, moved: Mapping[str, list[Any]]) -> bytes:
+    """The config install writes where there is none: the ready-made guards on, one line each
+    (delete or comment out a line to switch that guard off), then any hooks moved here."""
+    import yaml
+
+    lines = [
+        "# ccbridge config, written by `ccbridge install`.",
+        "# The ready-made guards: delete (or comment out) a line to switch that guard off.",
+        "policies:",
+        "  guards:",
+        *(f"    - {name}  # {what}" for name, what in STARTER_GUARDS),
+    ]
+    if moved:
+        lines.append(f"# Hooks moved here from {settings}.")
+        dumped = yaml.safe_dump(
+            {"hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
+        )
+        lines.append(dumped.rstrip("\n"))
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _config_with(
@@ -213,10 +346,11 @@ def _config_with(
 ) -> bytes:
     import yaml
 
-    addition = yaml.safe_dump({"hooks": dict(moved)}, sort_keys=False, allow_unicode=True)
+    addition = yaml.safe_dump(
+        {"hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
+    )
     if before is None:
-        header = f"# ccbridge config. Hooks moved here from {settings} by `ccbridge install`.\n"
-        return (header + addition).encode()
+        return starter_config(settings, moved)
     try:
         data = yaml.safe_load(before.decode("utf-8")) or {}
     except (UnicodeDecodeError, yaml.YAMLError) as error:
@@ -228,24 +362,28 @@ def _config_with(
             data.pop("hooks")
             notes.append(f"{path} was rewritten; its comments were not kept")
             return yaml.safe_dump(
-                {**data, "hooks": dict(moved)}, sort_keys=False, allow_unicode=True
+                {**data, "hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
             ).encode()
         text = before.decode("utf-8")
         return (text + ("" if text.endswith("\n") or not text else "\n") + addition).encode()
     hooks = data["hooks"]
     if not isinstance(hooks, dict):
         raise InstallError(f"{path}: `hooks` must be a mapping of event names")
-    for event, groups in moved.items():
-        hooks[event] = [*(hooks.get(event) or []), *groups]
+    fresh = {event: _new_only(groups, hooks.get(event)) for event, groups in moved.items()}
+    if not any(fresh.values()):
+        return before  # every moved hook is in it already
+    for event, groups in fresh.items():
+        if groups:
+            hooks[event] = [*(hooks.get(event) or []), *groups]
     notes.append(f"{path} was rewritten to add the moved hooks; its comments were not kept")
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True).encode()
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=WIDE).encode()
 
 
 def plan_install(
     where: Target,
     settings_before: bytes | None,
     config_before: bytes | None,
-    command: str,
+    command: Command,
     goals: bool,
 ) -> Plan:
     data = read_settings(where.settings, settings_before)
@@ -253,11 +391,31 @@ def plan_install(
     wanted = TOOL_EVENTS + (GOAL_EVENTS if goals else ())
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, [])
     config_after = config_before
-    if moved:
+    if moved or config_before is None:
         config_after = _config_with(where.config, config_before, moved, where.settings, notes)
         _check_config(where.config, config_after)
+    if config_before is None:
+        notes.append(
+            f"wrote {where.config} with the ready-made guards on: "
+            + " and ".join(f"{name} ({what})" for name, what in STARTER_GUARDS)
+            + "; delete a guard's line there to switch it off"
+        )
     wanted += tuple(sorted(_hook_events(config_after) - set(wanted)))
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
+    best_effort = [
+        f"{event} `{handler.get('command')}`"
+        for event, groups in moved.items()
+        for group in groups
+        for handler in group["hooks"]
+        if handler.get("onFailure") is None
+    ]
+    if best_effort:
+        notes.append(
+            "moved hooks that ran best-effort in Claude Code (a crash, a timeout or a missing "
+            "command let the call go on) now fail closed behind ccbridge (the call is refused): "
+            + ", ".join(best_effort)
+            + f"; for a hook that only advises, add `onFailure: ignore` to it in {where.config}"
+        )
     after_data = {**data, "hooks": hooks}
     settings_after = (
         settings_before
@@ -320,11 +478,12 @@ def without_registration(
             rest = [h for h in handlers if not is_registration(h)]
             if rest:
                 out.append({**group, "hooks": rest})
-        out += copy.deepcopy(list(restored.get(event, [])))
+        out += copy.deepcopy(_new_only(list(restored.get(event, [])), out))
         if out:
             hooks[event] = out
     for event, groups in restored.items():
-        hooks.setdefault(event, copy.deepcopy(list(groups)))
+        if event not in hooks and groups:
+            hooks[event] = copy.deepcopy(list(groups))
     after = {**data, "hooks": hooks} if hooks else {k: v for k, v in data.items() if k != "hooks"}
     return content if after == data else dump_settings(after, content)
 
@@ -459,10 +618,14 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
             wall=dict(plan.wall),
         )
     config_untouched = previous.config_installed == _sha(plan.config_before)
-    untouched = previous.settings_installed == _sha(plan.settings_before) and config_untouched
+    # A settings file put back as it was (`git checkout`) is the original again, not an edit.
+    settings_untouched = previous.settings_installed == _sha(plan.settings_before) or (
+        plan.settings_before == previous.settings_original
+    )
+    untouched = settings_untouched and config_untouched
     moved = {k: list(v) for k, v in previous.moved.items()}
     for event, groups in plan.moved.items():
-        moved[event] = [*moved.get(event, []), *groups]
+        moved[event] = [*moved.get(event, []), *_new_only(groups, moved.get(event))]
     return Backup(
         previous.settings,
         previous.config,
@@ -520,16 +683,24 @@ def plan_uninstall(
     )
 
 
-def write_file(path: Path, content: bytes | None) -> None:
-    """Atomically replace (or, for None, remove) a file, keeping its permissions."""
+def write_file(path: Path, content: bytes | None, mode: int | None = None) -> None:
+    """Atomically replace (or, for None, remove) a file, keeping its permissions; with `mode`,
+    with that mode from the start (nothing readable by others even for a moment)."""
     if content is None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.ccbridge-{os.getpid()}.tmp")
-    temporary.write_bytes(content)
-    with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
-        os.chmod(temporary, path.stat().st_mode & 0o7777)
+    if mode is not None:
+        temporary.unlink(missing_ok=True)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(content)
+        os.chmod(temporary, mode)  # whatever the umask
+    else:
+        temporary.write_bytes(content)
+        with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
+            os.chmod(temporary, path.stat().st_mode & 0o7777)
     os.replace(temporary, path)
 
 
@@ -538,7 +709,8 @@ def write_backup(path: Path, backup: Backup | None) -> None:
         path.unlink(missing_ok=True)
         return
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    write_file(path, json.dumps(backup.to_json(), indent=2).encode())
+    # the originals of both files: private, as every file in the state directory
+    write_file(path, json.dumps(backup.to_json(), indent=2).encode(), mode=0o600)
 
 
 def apply(plan: Plan) -> None:

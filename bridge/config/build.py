@@ -6,6 +6,7 @@ Errors name the file, the line and the place in the document, and say what was e
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -177,9 +178,37 @@ def _load_yaml(path: Path, text: str) -> Any:
                 f"{path}: its YAML aliases (*name) expand it to over {MAX_EXPANDED_NODES} values "
                 '(a "billion laughs" document); write the values out, or alias less'
             )
+        _refuse_duplicate_keys(path, node)
         return loader.construct_document(node)
     finally:
         loader.dispose()
+
+
+def _refuse_duplicate_keys(path: Path, root: yaml.Node) -> None:
+    """PyYAML keeps the last of two equal keys and drops the first without a word (a second
+    `hooks:` appended to a file switches the first block's hooks off): refuse it, naming both."""
+    pending, seen = [root], set()
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            first: dict[tuple[str, str], int] = {}
+            for key, value in node.value:
+                pending.append(value)
+                if not isinstance(key, yaml.ScalarNode) or key.tag == "tag:yaml.org,2002:merge":
+                    continue
+                line, earlier = key.start_mark.line + 1, first.get((key.tag, key.value))
+                first.setdefault((key.tag, key.value), line)
+                if earlier is not None:
+                    raise ConfigError(
+                        f"{path}:{line}: duplicate key `{key.value}` (first at line {earlier}): "
+                        "YAML would keep only this one and drop the first without a word; "
+                        "merge the two into one"
+                    )
 
 
 def _expanded_size(node: yaml.Node, seen: dict[int, int]) -> int:
@@ -333,7 +362,20 @@ def hook_name(handler: Handler) -> str:
     if handler.name:
         return handler.name
     text = " ".join([handler.command or "", *(handler.args or [])]).strip()
-    return text if len(text) <= 60 else "…" + text[-59:]  # the end names the script
+    if len(text) <= 60:
+        return text
+    # Long: its words with directories dropped (`/opt/venv/bin/python /srv/hooks/check.py` is
+    # `python check.py`), cut at a word, so the program and what it runs lead the name.
+    import shlex
+
+    try:
+        words = shlex.split(text)
+    except ValueError:  # unbalanced quotes: CC's shell will say so; name it by its words
+        words = text.split()
+    short = " ".join(os.path.basename(word) if "/" in word[1:] else word for word in words)
+    if len(short) <= 60:
+        return short
+    return short[: short.rfind(" ", 0, 58) if " " in short[:58] else 58].rstrip() + " …"
 
 
 def _specs(

@@ -167,7 +167,12 @@ def _approve(
     return Deny(f"approval {answer}{why}")
 
 
-def _guard(execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step]) -> PreDecision:
+AFTER_DENY = "[not consulted by `run`, which stops at the first deny] "
+
+
+def _guard(
+    execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step], every: bool = False
+) -> PreDecision:
     """The guards' word: the first denial; else every question, as one `Ask`; else `Allow`.
 
     Guards can only deny or ask, so their order never changes the answer's kind, and a question
@@ -176,33 +181,53 @@ def _guard(execution: Execution, guards: Sequence[Named[Guard]], trace: list[Ste
     audit, the user at the prompt) can tell who objected; questions are sorted, so their text
     does not depend on the order either."""
     questions: list[str] = []
-    for guard in guards:
-        try:
-            objection = guard.fn(execution)
-        except Exception as error:
-            trace.append(Step("guard", guard.name, "error", _describe(error)))
-            return Deny(f"[{guard.name}] failed: {_describe(error)}")
-        if objection is None:
-            trace.append(Step("guard", guard.name, "abstain"))
-        elif isinstance(objection, Ask):
-            question = objection.reason or "asked"
-            trace.append(Step("guard", guard.name, "ask", question))
-            questions.append(f"[{guard.name}] {question}")
-        elif isinstance(objection, Allow):  # a guard that tries to allow is a broken guard
-            trace.append(Step("guard", guard.name, "error", "returned Allow()"))
-            return Deny(f"[{guard.name}] returned Allow(), but a guard can only deny or ask")
-        else:
-            text = objection.reason if isinstance(objection, Deny) else str(objection)
-            reason = text or "objected"
-            trace.append(Step("guard", guard.name, "deny", reason))
-            return Deny(f"[{guard.name}] {reason}")
+    for index, guard in enumerate(guards):
+        denial = _one_guard(execution, guard, trace, questions)
+        if denial is not None:
+            if every:  # the rest, for `explain`, marked as what `run` never asks
+                for rest in guards[index + 1 :]:
+                    seen: list[Step] = []
+                    _one_guard(execution, rest, seen, [])
+                    trace += _marked(seen)
+            return denial
     return Ask("\n\n".join(sorted(questions))) if questions else Allow()
+
+
+def _marked(steps: Sequence[Step]) -> list[Step]:
+    return [Step(s.station, s.name, s.outcome, AFTER_DENY + s.detail) for s in steps]
+
+
+def _one_guard(
+    execution: Execution, guard: Named[Guard], trace: list[Step], questions: list[str]
+) -> Deny | None:
+    """One guard's verdict into `trace` (a question into `questions`); its denial, if any."""
+    try:
+        objection = guard.fn(execution)
+    except Exception as error:
+        trace.append(Step("guard", guard.name, "error", _describe(error)))
+        return Deny(f"[{guard.name}] failed: {_describe(error)}")
+    if objection is None:
+        trace.append(Step("guard", guard.name, "abstain"))
+    elif isinstance(objection, Ask):
+        question = objection.reason or "asked"
+        trace.append(Step("guard", guard.name, "ask", question))
+        questions.append(f"[{guard.name}] {question}")
+    elif isinstance(objection, Allow):  # a guard that tries to allow is a broken guard
+        trace.append(Step("guard", guard.name, "error", "returned Allow()"))
+        return Deny(f"[{guard.name}] returned Allow(), but a guard can only deny or ask")
+    else:
+        text = objection.reason if isinstance(objection, Deny) else str(objection)
+        reason = text or "objected"
+        trace.append(Step("guard", guard.name, "deny", reason))
+        return Deny(f"[{guard.name}] {reason}")
+    return None
 
 
 def decide(
     execution: Execution,
     stations: Stations,
     approval: ApprovalChannel | None = None,
+    every_guard: bool = False,
 ) -> Outcome:
     """Pre-execute, approval, guards: may this call run?
 
@@ -216,13 +241,18 @@ def decide(
     if isinstance(decision, Ask):
         decision = _approve(execution, decision, approval, trace)
     if not isinstance(decision, Deny):
-        verdict = _guard(execution, stations.guards, trace)
+        verdict = _guard(execution, stations.guards, trace, every_guard)
         if isinstance(verdict, Deny):
             decision = verdict
         elif isinstance(verdict, Ask) and isinstance(decision, Ask):
             decision = Ask("\n\n".join(r for r in (decision.reason, verdict.reason) if r))
         elif isinstance(verdict, Ask):
             decision = _approve(execution, verdict, approval, trace)
+    elif every_guard:  # denied before the guards: `explain` still shows what each says
+        seen: list[Step] = []
+        _guard(execution, stations.guards, seen, every=True)
+        trace += _marked([step for step in seen if not step.detail.startswith(AFTER_DENY)])
+        trace += [step for step in seen if step.detail.startswith(AFTER_DENY)]
     return Outcome(decision=decision, trace=tuple(trace))
 
 
@@ -338,6 +368,7 @@ def run_tool(
     stations: Stations,
     tools: Mapping[str, Tool],
     approval: ApprovalChannel | None = None,
+    every_guard: bool = False,
 ) -> Outcome:
     """The whole pipeline for a host that runs its own tools."""
     verdict = decide(execution, stations, approval)

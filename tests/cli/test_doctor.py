@@ -117,3 +117,26 @@ def test_goals_without_their_events_registered(sandbox: Sandbox) -> None:
     [(level, message)] = found["goals"]
     assert level == "fail" and "UserPromptSubmit, Stop" in message
     assert "run `ccbridge install`" in message
+
+
+def test_doctor_writes_nothing_to_the_audit_log(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    assert sandbox.run("install", "--local").returncode == 0  # the absolute path: it runs
+    _code, found = findings(sandbox)
+    assert found["starts"][0][0] == "ok", found["starts"]  # the probe did run ccbridge
+    assert not (sandbox.state / "audit.jsonl").exists()
+
+
+def test_twice_finds_every_hook_both_in_settings_and_in_the_config(sandbox: Sandbox) -> None:
+    fake_claude(sandbox, "2.1.332")
+    events = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "SessionStart", "Stop"]
+    hooks = {e: [{"hooks": [{"type": "command", "command": f"true {e}"}]}] for e in events}
+    sandbox.write_json(sandbox.settings, {"hooks": hooks})
+    assert sandbox.run("install").returncode == 0  # moves all five into the config
+    settings = json.loads(sandbox.settings.read_text())
+    for event in events:  # and back into the settings file by hand: each now runs twice
+        settings["hooks"][event].append(hooks[event][0])
+    sandbox.write_json(sandbox.settings, settings)
+    _code, found = findings(sandbox)
+    twice = [message for level, message in found["twice"] if level == "warn"]
+    assert sorted(m.split(" hook ")[0] for m in twice) == sorted(events), found["twice"]

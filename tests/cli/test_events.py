@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from bridge.engine import GOAL_HINT
 from bridge.wire.event import BLOCKING_EVENTS, CC_EVENTS, MATCHED_FIELD, SUBHOOK_EVENTS
 from tests.support.events import event_json
 from tests.support.sandbox import Sandbox
@@ -237,6 +238,6 @@ def test_sub_hooks_run_alongside_goals_and_a_blocked_prompt_is_no_turn(
         return handle(prompt, config, host).answer.payload
 
     said = answer_with(HookRun(0, stdout=b"A\n"))
-    assert said["hookSpecificOutput"]["additionalContext"] == "A" and seen == ["hi"]
+    assert said["hookSpecificOutput"]["additionalContext"] == "A\n\n" + GOAL_HINT and seen == ["hi"]
     said = answer_with(HookRun(2, stderr=b"no"))
     assert said["decision"] == "block" and seen == ["hi"]

@@ -115,3 +115,54 @@ def test_a_guard_that_asks_is_shown_in_explain_in_the_answer_and_in_the_audit(
         ]["permissionDecision"]
         == "deny"
     )
+
+
+def test_explain_shows_every_guards_verdict_while_the_answer_stops_at_the_first(
+    sandbox: Sandbox,
+) -> None:
+    sandbox.write(
+        sandbox.config, "policies:\n  guards: [builtin:dangerous_shell, builtin:protect_paths]\n"
+    )
+    stdin = event_json(command=f"rm -rf / > {sandbox.home}/.claude/settings.json")
+    done = sandbox.run("explain", "--json", stdin=stdin)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    guards = {step["name"]: step for step in data["steps"] if step["station"] == "guard"}
+    assert set(guards) == {
+        "self-protection",
+        "guard builtin:dangerous_shell",
+        "guard builtin:protect_paths",
+    }
+    assert all(step["outcome"] == "deny" for step in guards.values())
+    assert "root of the filesystem" in guards["guard builtin:dangerous_shell"]["detail"]
+    assert guards["guard builtin:protect_paths"]["detail"].startswith("[not consulted by `run`")
+    run = sandbox.run("run", stdin=stdin)
+    assert json.loads(run.stdout) == json.loads(data["answer"]["stdout"])  # the same answer
+    assert "[self-protection]" in run.stdout and "dangerous_shell" not in run.stdout
+
+
+def test_a_deduplicated_copy_names_the_handler_that_ran_for_it(sandbox: Sandbox) -> None:
+    hook = "        - {type: command, command: 'exit 0', name: %s}\n"
+    sandbox.write(
+        sandbox.config,
+        "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
+        + hook % "first"
+        + "    - matcher: Bash\n      hooks:\n"
+        + hook % "second",
+    )
+    done = sandbox.run("explain", stdin=event_json(command="ls"))
+    assert done.returncode == 0, done.stderr
+    assert f"second  same handler as first ({sandbox.config}:" in done.stdout
+    assert "not matched" not in done.stdout
+
+
+def test_a_multi_line_reason_stays_indented(sandbox: Sandbox) -> None:
+    script = sandbox.script("two.sh", "printf 'line one\\nline two\\n' >&2; exit 2")
+    sandbox.write(
+        sandbox.config,
+        f"hooks:\n  PreToolUse:\n    - hooks:\n        - {{type: command, command: {script}}}\n",
+    )
+    out = sandbox.run("explain", stdin=event_json(command="ls")).stdout
+    lines = out.splitlines()
+    first = next(i for i, line in enumerate(lines) if "said: line one" in line)
+    assert lines[first + 1] == " " * 14 + "line two", lines[first : first + 2]

@@ -59,7 +59,7 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
     assert sorted(registered) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionStart"]
     handler = registered["PreToolUse"]
     assert handler["onFailure"] == "block" and handler["timeout"] == 60
-    assert Path(handler["command"].rsplit(" ", 1)[0]).is_absolute()
+    assert handler["command"] == installing.launcher_command("PreToolUse")  # shared: via PATH
     config = yaml.safe_load(sandbox.config.read_text())
     assert config["hooks"]["PreToolUse"] == [
         {

@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
+from bridge.commands.cases import ccbridge_command
 from tests.support.events import event_json
 from tests.support.sandbox import Sandbox
 
@@ -122,3 +124,37 @@ def test_setup_runs_first_in_the_work_directory(sandbox: Sandbox) -> None:
     sandbox.write(case / "setup", "#!/bin/sh\necho broken >&2; exit 3\n", mode=0o755)
     done = sandbox.run("test", str(case))
     assert done.returncode == 1 and "setup exited with code 3: broken" in done.stdout
+
+
+def test_without_paths_only_the_project_is_searched(sandbox: Sandbox) -> None:
+    """Run from a folder deep in the project, without $CLAUDE_PROJECT_DIR: the project's cases
+    (found from its .claude), none of a tree beside it; outside any project, an error."""
+    assert sandbox.run("test", "--init", "PreToolUse", "tests/hooks/ls").returncode == 0
+    beside = sandbox.root / "other-tree" / "stray"
+    sandbox.write(beside / "event.json", "{}")
+    sandbox.write(beside / "expected.json", "{}")
+    deep = sandbox.project / "src" / "pkg"
+    deep.mkdir(parents=True)
+    env = {k: v for k, v in sandbox.env.items() if k != "CLAUDE_PROJECT_DIR"}
+    done = subprocess.run(
+        [*ccbridge_command(), "test"],
+        cwd=deep,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 passed, 0 failed" in done.stdout and "stray" not in done.stdout
+    outside = subprocess.run(
+        [*ccbridge_command(), "test"],
+        cwd=sandbox.root / "other-tree",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert outside.returncode == 1 and "is in no project" in outside.stderr
+    assert "stray" not in outside.stdout

@@ -89,7 +89,7 @@ def _parse_output(stdout: str) -> dict[str, Any] | None:
 def run_claude(
     binary: Path,
     project_dir: Path,
-    settings: Mapping[str, Any],
+    settings: Mapping[str, Any] | None,
     script: Sequence[Turn],
     prompt: str = "Do the task.",
     timeout: float = DEFAULT_TIMEOUT,
@@ -98,10 +98,13 @@ def run_claude(
 ) -> Result:
     """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
     answering from `script`. `env` adds to CC's environment (hooks inherit it); `home` is CC's
-    home directory (default: a fresh temporary one)."""
+    home directory (default: a fresh temporary one). With `settings` None the project's own
+    settings file is used as it is."""
     project_dir = project_dir.resolve()
     (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
-    (project_dir / ".claude" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    if settings is not None:
+        text = json.dumps(settings)
+        (project_dir / ".claude" / "settings.json").write_text(text, encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="cc-home-") as home_dir, ModelStub(script) as stub:
         home = home or Path(home_dir)
         _trust_project(home, project_dir)

@@ -1,0 +1,164 @@
+"""A registration written into the project's shared settings.json works on any machine: it
+finds `ccbridge` through PATH, and where there is none it answers each event with the fix to run
+(never exit 1, which Claude Code's onFailure "block" turns into a refusal with no reason)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bridge.commands import install as installing
+from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
+
+BARE_PATH = "/usr/bin:/bin"  # sh, cat and printf; no ccbridge
+
+
+def registered(settings: Path) -> dict[str, str]:
+    data = json.loads(settings.read_text())
+    return {
+        event: handler["command"]
+        for event, groups in data["hooks"].items()
+        for group in groups
+        for handler in group["hooks"]
+        if installing.is_registration(handler)
+    }
+
+
+def launch(command: str, event: dict[str, Any], path: str) -> subprocess.CompletedProcess[bytes]:
+    """The registered command run as Claude Code runs it: `sh -c`, the event on stdin."""
+    return subprocess.run(
+        ["sh", "-c", command],
+        input=encode(event),
+        capture_output=True,
+        env={"PATH": path, "HOME": "/nonexistent"},
+        timeout=60,
+        check=False,
+    )
+
+
+def test_project_install_registers_through_path_and_says_why(sandbox: Sandbox) -> None:
+    done = sandbox.run("install", "--project")
+    assert done.returncode == 0, done.stderr
+    commands = registered(sandbox.settings)
+    assert sorted(commands) == ["PostToolUse", "PostToolUseFailure", "PreToolUse"]
+    for event, command in commands.items():
+        assert command == installing.launcher_command(event)
+        assert str(CCBRIDGE.parent) not in command  # nothing of this machine in a shared file
+    assert "registered as `ccbridge run` found through PATH" in done.stdout
+    assert installing.INSTALL_HINT in done.stdout
+
+
+@pytest.mark.parametrize("scope", ["user", "local"])
+def test_user_and_local_installs_keep_the_absolute_path(sandbox: Sandbox, scope: str) -> None:
+    done = sandbox.run("install", f"--{scope}")
+    assert done.returncode == 0, done.stderr
+    settings = (
+        sandbox.home / ".claude" / "settings.json"
+        if scope == "user"
+        else sandbox.project / ".claude" / "settings.local.json"
+    )
+    for command in registered(settings).values():
+        assert command == installing.registration_command(str(CCBRIDGE.resolve()))
+    assert f"registered as {CCBRIDGE.resolve()} (an absolute path" in done.stdout
+
+
+def test_install_off_path_says_so(sandbox: Sandbox) -> None:
+    done = sandbox.run("install", "--project", env={"PATH": BARE_PATH})
+    assert done.returncode == 0, done.stderr
+    assert f"ccbridge is not on this PATH (it is at {CCBRIDGE.resolve()})" in done.stdout
+
+
+def test_reinstall_replaces_an_absolute_project_registration(sandbox: Sandbox) -> None:
+    absolute = installing.registration(installing.registration_command(str(CCBRIDGE)))
+    sandbox.write_json(sandbox.settings, {"hooks": {"PreToolUse": [{"hooks": [absolute]}]}})
+    assert sandbox.run("install", "--project").returncode == 0
+    commands = registered(sandbox.settings)
+    assert commands["PreToolUse"] == installing.launcher_command("PreToolUse")
+    assert len(json.loads(sandbox.settings.read_text())["hooks"]["PreToolUse"]) == 1
+
+
+def test_without_ccbridge_pre_tool_use_is_denied_with_the_fix(sandbox: Sandbox) -> None:
+    done = launch(installing.launcher_command("PreToolUse"), pre_tool_use("ls"), BARE_PATH)
+    assert done.returncode == 2
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"
+    assert answer["permissionDecisionReason"] == installing.INSTALL_HINT
+    assert done.stderr.decode().strip() == installing.INSTALL_HINT
+
+
+def test_without_ccbridge_a_prompt_is_blocked_with_the_fix() -> None:
+    event = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi", "cwd": "/"}
+    done = launch(installing.launcher_command("UserPromptSubmit"), event, BARE_PATH)
+    assert done.returncode == 2
+    assert json.loads(done.stdout) == {"decision": "block", "reason": installing.INSTALL_HINT}
+
+
+@pytest.mark.parametrize("event", ["Stop", "SubagentStop", "PostToolUse", "SessionStart"])
+def test_without_ccbridge_other_events_tell_the_user_and_block_nothing(event: str) -> None:
+    # a block on Stop would keep the agent going round; the others cannot stop anything
+    payload = {"hook_event_name": event, "session_id": "s", "cwd": "/"}
+    done = launch(installing.launcher_command(event), payload, BARE_PATH)
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {"systemMessage": installing.INSTALL_HINT}
+
+
+def test_with_ccbridge_elsewhere_on_path_the_launcher_runs_it(tmp_path: Path) -> None:
+    """Another machine: ccbridge at another path, found through PATH."""
+    elsewhere = tmp_path / "other-place" / "bin"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "ccbridge").symlink_to(CCBRIDGE)
+    sandbox = Sandbox(tmp_path / "world")
+    command = installing.launcher_command("PreToolUse")
+    done = subprocess.run(
+        ["sh", "-c", command],
+        input=encode(pre_tool_use("rm -rf /")),
+        capture_output=True,
+        env={**sandbox.env, "PATH": f"{elsewhere}:{BARE_PATH}"},
+        cwd=sandbox.project,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode in (0, 2), done.stderr
+    reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason != installing.INSTALL_HINT and "ccbridge" in reason  # ccbridge's own deny
+
+
+def test_doctor_fails_a_launcher_that_finds_no_ccbridge(sandbox: Sandbox) -> None:
+    assert sandbox.run("install", "--project").returncode == 0
+    done = sandbox.run("doctor", "--json", env={"PATH": f"{sandbox.root / 'bin'}:{BARE_PATH}"})
+    starts = [f for f in json.loads(done.stdout) if f["topic"] == "starts"]
+    assert starts and all(f["level"] == "fail" for f in starts), starts
+    assert installing.INSTALL_HINT in starts[0]["message"]
+    assert done.returncode == 1
+
+
+def test_doctor_says_a_reverted_registration_is_gone_and_how_to_fix_it(sandbox: Sandbox) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    git = ["git", "-c", "user.email=a@example.invalid", "-c", "user.name=A"]
+    sandbox.write_json(sandbox.settings, {"model": "opus"})
+    subprocess.run(["git", "init", "-q"], cwd=sandbox.project, check=True)
+    subprocess.run([*git, "add", "."], cwd=sandbox.project, check=True)
+    subprocess.run([*git, "commit", "-qm", "settings"], cwd=sandbox.project, check=True)
+    assert sandbox.run("install", "--project").returncode == 0
+    before = sandbox.run("doctor", "--json")
+    assert not [f for f in json.loads(before.stdout) if "registration is gone" in f["message"]]
+    subprocess.run(["git", "checkout", ".claude/settings.json"], cwd=sandbox.project, check=True)
+    done = sandbox.run("doctor", "--json")
+    assert done.returncode == 1
+    gone = [f for f in json.loads(done.stdout) if "registration is gone" in f["message"]]
+    assert len(gone) == 1 and gone[0]["level"] == "fail", done.stdout
+    assert "run `ccbridge install --project` again" in gone[0]["message"]
+    assert str(sandbox.settings) in gone[0]["message"]
+
+
+def test_doctor_says_a_project_config_nothing_registers(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.config, "hooks: {}\n")
+    found = json.loads(sandbox.run("doctor", "--json").stdout)
+    said = [f["message"] for f in found if f["topic"] == "registration"]
+    assert any("does not register ccbridge, so none of it runs" in m for m in said), said
