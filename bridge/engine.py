@@ -48,7 +48,10 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
     Runner = Callable[
         [Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]
     ]
-SELF_PROTECTED_TOOLS = frozenset({"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"})
+# apply_patch: a Codex patch of several files (bridge.wire.hosts.codex names them all)
+SELF_PROTECTED_TOOLS = frozenset(
+    {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch"}
+)
 
 
 class SubhookRecord(Record):

@@ -112,7 +112,12 @@ CONFIG_PATTERNS = ("~/.claude/ccbridge*.yaml", "**/.claude/ccbridge*.yaml")
 MANAGED_SETTINGS = (
     "/etc/claude-code/managed-settings.json",
     "/Library/Application Support/ClaudeCode/managed-settings.json",
+    "/etc/claude-code/managed-settings.d",
+    "/Library/Application Support/ClaudeCode/managed-settings.d",
 )
+# Plugins and their hooks modules (mods, Claude's own under dev-mods): code that runs beside
+# ccbridge and can approve a call it denied (docs/fleet.md).
+PLUGIN_PATTERNS = ("~/.claude/plugins", "~/.claude/dev-mods", "**/.claude/plugins")
 
 
 def protected_roots(
@@ -124,10 +129,16 @@ def protected_roots(
     """What self-protection guards: (CC settings files, ccbridge config files, ccbridge's own
     directories). Every candidate counts whether it exists or not, so the agent cannot create
     a layer that switches protection off; the patterns cover other projects' `.claude`."""
-    settings = [*settings_files(env, project), *MANAGED_SETTINGS, *CC_SETTINGS_PATTERNS]
+    settings = [
+        *settings_files(env, project),
+        *MANAGED_SETTINGS,
+        *CC_SETTINGS_PATTERNS,
+        *PLUGIN_PATTERNS,
+    ]
     if env.get("CLAUDE_CONFIG_DIR"):
         user = env["CLAUDE_CONFIG_DIR"]
         settings += [_clean(join(user, "settings.json")), _clean(join(user, "settings.local.json"))]
+        settings += [_clean(join(user, "plugins")), _clean(join(user, "dev-mods"))]
     configs = [*config_layers(env, project), *map(str, loaded), *CONFIG_PATTERNS]
     if env.get(CONFIG_ENV):
         configs.append(env[CONFIG_ENV])

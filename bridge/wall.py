@@ -53,6 +53,71 @@ def _add(into: list[str], items: Iterable[str]) -> None:
             into.append(cleaned)
 
 
+def _hook_words(spec: Any, env: Mapping[str, str]) -> list[str]:
+    """The words of a hook command after CC's placeholders and the shell's own spelling of the
+    project variable (`"$CLAUDE_PROJECT_DIR"/x.sh`, CC's documented form)."""
+    from bridge.subhooks.runner import substitute
+
+    command = substitute(spec.command or "", env)
+    if spec.args is not None:
+        return [command, *(substitute(arg, env) for arg in spec.args)]
+    try:
+        words = shlex.split(command, comments=True)
+    except ValueError:
+        words = command.split()
+    for name in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT"):
+        if env.get(name) is not None:
+            words = [_unbraced(word, name, env[name]) for word in words]
+    return words
+
+
+def _unbraced(word: str, name: str, value: str) -> str:
+    """`$NAME` replaced where the shell would read it as NAME (not `$NAMEX`)."""
+    out, start = [], 0
+    while (at := word.find("$" + name, start)) >= 0:
+        end = at + 1 + len(name)
+        if end < len(word) and (word[end].isalnum() or word[end] == "_"):
+            out.append(word[start:end])
+        else:
+            out.append(word[start:at] + value)
+        start = end
+    return "".join(out) + word[start:]
+
+
+def _hook_paths(
+    hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
+) -> Iterator[tuple[Any, str, str | None]]:
+    """(spec, word as written, its absolute path or None when the path is not fixed) for every
+    path-like word of every hook command."""
+    env = {**env, "CLAUDE_PROJECT_DIR": project}
+    for specs in hooks.values():
+        for spec in specs:
+            words = _hook_words(spec, env)
+            named = False  # past the program's name (a bare name is looked up on PATH)
+            for word in words:
+                name, equals, value = word.partition("=")
+                assignment = equals and name.isidentifier()
+                word = value if assignment else word
+                bare_file = (
+                    named
+                    and "/" not in word
+                    and not word.startswith("-")
+                    and os.path.isfile(os.path.join(project, word))
+                )
+                named = named or not assignment
+                if "/" not in word and not bare_file:
+                    continue
+                if any(c in word for c in "$`"):
+                    yield spec, word, None
+                    continue
+                if any(c in word for c in "*?["):
+                    continue
+                if word == "~" or word.startswith("~/"):
+                    word = os.path.join(paths._home(env), word[2:])
+                absolute = word if word.startswith("/") else os.path.join(project, word)
+                yield spec, word, os.path.normpath(absolute)
+
+
 def hook_scripts(
     hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
 ) -> list[str]:
@@ -60,32 +125,50 @@ def hook_scripts(
     command and its path-like arguments, a shell command's path-like words (after CC's
     `${CLAUDE_PROJECT_DIR}` placeholder), relative ones taken from the project (CC runs hooks
     there). System directories are read-only for sandboxed commands anyway."""
-    from bridge.subhooks.runner import substitute
-
-    env = {**env, "CLAUDE_PROJECT_DIR": project}
     found: list[str] = []
-    for specs in hooks.values():
-        for spec in specs:
-            command = substitute(spec.command or "", env)
-            if spec.args is not None:
-                words = [command, *(substitute(arg, env) for arg in spec.args)]
-            else:
-                try:
-                    words = shlex.split(command, comments=True)
-                except ValueError:
-                    words = command.split()
-            for word in words:
-                name, equals, value = word.partition("=")
-                word = value if equals and name.isidentifier() else word
-                if "/" not in word or any(c in word for c in "$`*?["):
-                    continue
-                if word == "~" or word.startswith("~/"):
-                    word = os.path.join(paths._home(env), word[2:])
-                absolute = word if word.startswith("/") else os.path.join(project, word)
-                absolute = os.path.normpath(absolute)
-                if not absolute.startswith(SYSTEM_ROOTS):
-                    _add(found, [absolute])
+    for _spec, _word, absolute in _hook_paths(hooks, env, project):
+        if absolute is not None and not absolute.startswith(SYSTEM_ROOTS):
+            _add(found, [absolute])
     return found
+
+
+def hook_gaps(
+    hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
+) -> Iterator[str]:
+    """Hook commands whose files the wall cannot keep. A sub-hook runs in the call's cwd, which
+    the agent moves with `cd` to a directory it may write: a relative path there is a file of
+    the agent's choosing, run outside the sandbox. A path built from other variables is not
+    known when the wall is written."""
+    for spec, word, absolute in _hook_paths(hooks, env, project):
+        if absolute is None:
+            yield (
+                f"the hook command {spec.command!r} runs {word!r}, a path only known when it "
+                "runs, which the sandbox cannot keep (name it from ${CLAUDE_PROJECT_DIR})"
+            )
+        elif not (word.startswith("/") or word == "~" or word.startswith("~/")):
+            yield (
+                f"the hook command {spec.command!r} names {word!r}, a relative path: a hook "
+                "runs in the call's directory, which the agent can change to one it writes "
+                "(name it from ${CLAUDE_PROJECT_DIR})"
+            )
+
+
+def code_gaps(project: str, code: Sequence[str] | None = None) -> Iterator[str]:
+    """ccbridge's own code (its package, the interpreter's prefix: a venv's site-packages and
+    `.pth` files run at every start) inside the project, where sandboxed commands may write:
+    the agent could change what judges it. Not walled, as that would keep a checkout of
+    ccbridge from being worked on; named, so that the level says so."""
+    if code is None:
+        import bridge
+
+        code = (os.path.dirname(os.path.abspath(bridge.__file__)), sys.prefix)
+    for path in code:
+        cleaned = paths._clean(os.path.abspath(path))
+        if _under(cleaned, [paths._clean(project)]):
+            yield (
+                f"ccbridge's own code at {cleaned} is inside the project, where sandboxed "
+                "commands may write (install ccbridge outside it)"
+            )
 
 
 settings_layers = paths.settings_layers
@@ -254,7 +337,7 @@ def judge(
     """(`wall` or `tripwire`, what is missing for the wall)."""
     keep = protected(env, project, hooks, audit_path)
     settings = in_force(settings_layers(env, project), paths._home(env), project)
-    missing = list(gaps(settings, keep))
+    missing = [*gaps(settings, keep), *hook_gaps(hooks, env, project), *code_gaps(project)]
     return (TRIPWIRE if missing else WALL), missing
 
 

@@ -7,11 +7,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge import wall
 from bridge.subhooks.spec import HookSpec
+from tests.support import REPO
 
 ENV = {"HOME": "/h", "CCBRIDGE_STATE_DIR": "/s", "CCBRIDGE_CACHE_DIR": "/c"}
 
@@ -156,3 +158,80 @@ def test_settings_layers_merge_as_cc_merges_them(tmp_path: Path) -> None:
     assert merged.enabled is False and merged.deny_write == ["/h/a", "/p/b"]
     assert merged.edit_denied == ["/q"] and merged.read_denied == ["/k"]
     assert merged.files == [str(user), str(local)]
+
+
+def test_the_shells_spelling_of_the_project_variable_is_kept() -> None:
+    # CC's documented form: the shell expands it, so the script is the project's file
+    hooks = {"PreToolUse": (spec('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'),)}
+    assert wall.hook_scripts(hooks, ENV, "/p") == ["/p/.claude/hooks/check.sh"]
+    assert list(wall.hook_gaps(hooks, ENV, "/p")) == []
+
+
+def judged_with(tmp_path: Path, command: str, args: tuple[str, ...] | None = None) -> list[str]:
+    """What the wall misses for a project walled by install's settings with this one hook."""
+    env = {**ENV, "HOME": str(tmp_path / "h")}
+    project = tmp_path / "p"
+    (project / "hooks").mkdir(parents=True, exist_ok=True)
+    (project / "check.py").write_text("print()\n")
+    hooks = {"PreToolUse": (spec(command, args),)}
+    after, _ = wall.put_up({}, wall.protected(env, str(project), hooks), env)
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(json.dumps(after))
+    level, missing = wall.judge(env, str(project), hooks)
+    missing = [gap for gap in missing if "not installed" not in gap]
+    assert (level == wall.WALL) is (missing == [] and not wall.missing_programs())
+    return missing
+
+
+def test_a_hook_script_named_from_the_project_is_walled(tmp_path: Path) -> None:
+    assert judged_with(tmp_path, "${CLAUDE_PROJECT_DIR}/hooks/check.sh --strict") == []
+    assert judged_with(tmp_path, '"$CLAUDE_PROJECT_DIR"/hooks/check.sh') == []
+    assert judged_with(tmp_path, "python3", (str(tmp_path / "p" / "check.py"),)) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        # a sub-hook runs in the call's cwd: after `cd src`, these name src/hooks/check.sh ...
+        ("./hooks/check.sh", None),
+        ("hooks/check.sh --strict", None),
+        ("python3 check.py", None),
+        ("python3", ("check.py",)),
+        ("python3", ("hooks/guard.py",)),
+        # a path only the hook's shell knows
+        ("$HOOKS/check.sh", None),
+        ("python3 ${HOME}/hooks/x.py", None),
+    ],
+)
+def test_a_hook_script_the_agent_can_swap_is_no_wall(
+    tmp_path: Path, command: str, args: tuple[str, ...] | None
+) -> None:
+    missing = judged_with(tmp_path, command, args)
+    assert len(missing) == 1 and "${CLAUDE_PROJECT_DIR}" in missing[0], missing
+
+
+def test_ccbridge_s_own_code_inside_the_project_is_no_wall(tmp_path: Path) -> None:
+    # A venv (or a checkout installed with -e) in the project: a sandboxed command may rewrite
+    # the package or drop a `.pth` file, and the next hook call runs it outside the sandbox.
+    project = tmp_path / "p"
+    inside = [str(project / ".venv"), str(project / "src" / "bridge")]
+    assert len(list(wall.code_gaps(str(project), inside))) == 2
+    assert list(wall.code_gaps(str(project), ["/opt/venv", str(tmp_path / "p2")])) == []
+    assert any("own code" in gap for gap in wall.judge(ENV, str(REPO))[1])
+    assert not any("own code" in gap for gap in wall.judge(ENV, str(project))[1])
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the wall keeps a hook script's file, not the directory beside it: Python puts a "
+    "script's directory first on sys.path, so hooks/json.py written there shadows `import "
+    "json` in the hook (likewise `source ./lib.sh`, `require('./x')`); keeping the directory "
+    "would need telling the script apart from the other words of a hook command",
+)
+def test_the_modules_beside_a_hook_script_are_kept_or_named(tmp_path: Path) -> None:
+    env = {**ENV, "HOME": str(tmp_path / "h")}
+    project = str(tmp_path / "p")
+    hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py"),)}
+    keep = wall.protected(env, project, hooks)
+    named = [gap for gap in wall.hook_gaps(hooks, env, project) if "beside" in gap]
+    assert f"{project}/hooks" in keep.write or named

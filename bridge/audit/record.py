@@ -45,6 +45,8 @@ def build(
         "final": final,
         "duration_ms": round((time.monotonic() - started) * 1000, 1),
     }
+    if isinstance(raw.get("prompt_id"), str):  # CC's telemetry keys a prompt by prompt.id
+        record["prompt_id"] = raw["prompt_id"]
     if isinstance(raw.get("ccbridge_host"), str):
         record["host"] = raw["ccbridge_host"]  # the agent that called, when it is not CC
     if isinstance(raw.get("tool_input"), dict):

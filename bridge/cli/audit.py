@@ -105,6 +105,15 @@ def unsent(env: Mapping[str, str]) -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
 @click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "otlp-json"]),
+    help="Output format of the records: text, json (one audit record a line, as --json) or "
+    "otlp-json (one OTLP/JSON ExportLogsServiceRequest a line, for the OpenTelemetry "
+    "Collector's otlpjsonfile receiver; resource from CCBRIDGE_OTEL_HOST, CCBRIDGE_OTEL_USER, "
+    "CCBRIDGE_OTEL_ORG, CCBRIDGE_OTEL_RESOURCE_ATTRIBUTES).",
+)
+@click.option(
     "--file",
     "file",
     type=click.Path(dir_okay=False),
@@ -119,6 +128,7 @@ def audit(
     as_summary: bool,
     as_gaps: bool,
     as_json: bool,
+    fmt: str | None,
     file: str | None,
 ) -> None:
     """Read ccbridge's audit log (oldest first), filtered.
@@ -132,11 +142,17 @@ def audit(
       ccbridge audit --decision deny --since 2h
       ccbridge audit --summary --session 9a58c2
       ccbridge audit --gaps --json
+      ccbridge audit --format otlp-json --since 1h >> /var/spool/ccbridge/otlp.jsonl
     """
     from bridge.audit.log import read
 
     if as_summary and as_gaps:
         raise click.UsageError("choose one of --summary and --gaps")
+    if fmt == "otlp-json" and (as_summary or as_gaps or as_json):
+        raise click.UsageError(
+            "--format otlp-json exports records: not with --summary, --gaps, --json"
+        )
+    as_json = as_json or fmt == "json"
     env = os.environ
     now = datetime.now(UTC)
     try:
@@ -171,6 +187,13 @@ def audit(
     if as_summary:
         data = summary(records)
         say(json.dumps(data, indent=2) if as_json else "\n".join(render_summary(data)))
+        return
+    if fmt == "otlp-json":
+        from bridge.audit.otlp import export_line, resource_attributes
+
+        resource = resource_attributes(env)
+        for record in records:
+            say(export_line(record, resource))
         return
     for record in records:
         say(json.dumps(record, ensure_ascii=False) if as_json else render_record(record))

@@ -146,8 +146,50 @@ def registration_for(
     return installing.launcher_command, said
 
 
+def managed_options(function: Callable[..., None]) -> Callable[..., None]:
+    """--managed and --managed-dir, shared by install and uninstall."""
+    function = click.option(
+        "--managed-dir",
+        type=click.Path(file_okay=False),
+        help="The managed-settings.d directory to use with --managed (default "
+        "$CCBRIDGE_MANAGED_DIR, else the system's, /etc/claude-code/managed-settings.d on Linux).",
+    )(function)
+    return click.option(
+        "--managed",
+        is_flag=True,
+        help="For an administrator: the ccbridge.json drop-in of Claude Code's managed settings "
+        "(exec-form hooks with onFailure block; no hooks are moved). See docs/fleet.md.",
+    )(function)
+
+
+def run_managed(install: bool, managed_dir: str | None, dry_run: bool) -> None:
+    from bridge.commands import managed
+
+    directory = managed.managed_dir(managed_dir, os.environ)
+    try:
+        if dry_run:
+            executable = installing.ccbridge_executable(sys.argv[0])
+            path = directory / managed.DROP_IN
+            after = managed.render(managed.drop_in(executable)) if install else None
+            say(file_diff(path, installing.read_bytes(path), after))
+            say("dry run: nothing was written")
+            return
+        if install:
+            executable = installing.ccbridge_executable(sys.argv[0])
+            path, changed = managed.install(directory, executable)
+        else:
+            path, changed = managed.uninstall(directory)
+    except (OSError, installing.InstallError) as error:
+        raise click.ClickException(str(error)) from None
+    if install:
+        say(f"installed ccbridge in {path}" if changed else f"{path} is up to date")
+    else:
+        say(f"removed {path}" if changed else f"no ccbridge drop-in in {directory}")
+
+
 @click.command()
 @scope_options("moved hooks go to")
+@managed_options
 @click.option(
     "--no-sandbox",
     is_flag=True,
@@ -162,7 +204,12 @@ def registration_for(
     "hooks.json) or gemini (Gemini CLI's settings.json); see docs/hosts.md.",
 )
 def install(
-    scope: installing.Scope, dry_run: bool, no_sandbox: bool, host: str = "claude-code"
+    scope: installing.Scope,
+    dry_run: bool,
+    no_sandbox: bool,
+    host: str = "claude-code",
+    managed: bool = False,
+    managed_dir: str | None = None,
 ) -> None:
     """Register ccbridge in a Claude Code settings file.
 
@@ -189,7 +236,10 @@ def install(
       ccbridge install --project --dry-run   # show the diff
       ccbridge install --project
       ccbridge install --host codex --user
+      sudo ccbridge install --managed   # every user of the machine, final deny
     """
+    if managed:
+        return run_managed(True, managed_dir, dry_run)
     if host != "claude-code":
         _install_for_agent(host, scope, dry_run)
         return

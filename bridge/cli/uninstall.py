@@ -6,20 +6,27 @@ import os
 
 import click
 
-from bridge.cli.install import scope_options, show, target_of
+from bridge.cli.install import managed_options, run_managed, scope_options, show, target_of
 from bridge.cli.output import project_of, say
 from bridge.commands import install as installing
 
 
 @click.command()
 @scope_options("the moved hooks come back from")
+@managed_options
 @click.option(
     "--host",
     type=click.Choice(("claude-code", "codex", "gemini")),
     default="claude-code",
     help="The agent whose hook settings ccbridge is taken out of (default claude-code).",
 )
-def uninstall(scope: installing.Scope, dry_run: bool, host: str = "claude-code") -> None:
+def uninstall(
+    scope: installing.Scope,
+    dry_run: bool,
+    host: str = "claude-code",
+    managed: bool = False,
+    managed_dir: str | None = None,
+) -> None:
     """Take ccbridge out of a Claude Code settings file.
 
     When neither file was edited since `ccbridge install`, the settings file and ccbridge's
@@ -32,7 +39,10 @@ def uninstall(scope: installing.Scope, dry_run: bool, host: str = "claude-code")
       ccbridge uninstall --project --dry-run
       ccbridge uninstall --project
       ccbridge uninstall --host codex --user
+      sudo ccbridge uninstall --managed
     """
+    if managed:
+        return run_managed(False, managed_dir, dry_run)
     if host != "claude-code":
         from bridge.commands import agents
 

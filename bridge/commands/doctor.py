@@ -530,6 +530,14 @@ def check_wall(
     )
 
 
+def check_mods(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
+    from bridge.commands import mods
+
+    home = Path(env.get("HOME") or Path.home())
+    for level, topic, message in mods.check(files, env, home, project):
+        yield Finding(level, topic, message)  # type: ignore[arg-type]
+
+
 def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     files = [Path(file) for file in settings_files(env, project)]
     paths = [Path(path) for path in find_config(None, env, project)[0]]
@@ -539,6 +547,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
         *check_kept(files, env, project),
         *check_starts(files, env, project),
         *check_config(paths, env, project),
+        *check_mods(files, env, project),
     ]
     if not any(f.topic == "config" and f.level == "fail" for f in findings):
         findings += [

@@ -193,6 +193,9 @@ class Pipeline(Record, frozen=True, slots=True):
 class Script(Record, frozen=True, slots=True):
     pipelines: tuple[Pipeline, ...]
     functions: tuple[str, ...] = ()  # names defined with `f() {...}` or `function f {...}`
+    # A nested script's own text (`sh -c` strings, substitutions): the variables it sets itself
+    # are put in from it (bridge.shell.variables). "" for the top-level script.
+    source: str = ""
 
     def walk(self) -> Iterator[Script]:
         """This script and every script nested in its commands, depth first."""
@@ -325,7 +328,8 @@ def _add(pieces: list[_Piece], text: str, kind: int) -> None:
 
 def _parse(source: str, depth: int) -> Script:
     lexer = _Lexer(source, 0, depth)
-    return _Parser(lexer.tokens(closer=False), depth).script()
+    script = _Parser(lexer.tokens(closer=False), depth).script()
+    return script if depth == 0 else Script(script.pipelines, script.functions, source)
 
 
 def _starts_command(tokens: list[_Token]) -> bool:
@@ -631,10 +635,11 @@ class _Parser:
         return Script(tuple(self.pipelines), tuple(self.functions))
 
     def _word(self, word: _Word, previous: _Token | None) -> None:
-        words = [w.text for w in self.words]
         if word.quoted or word.text not in ("{", "}", "case", "esac", *_KEYWORDS):
-            self.words.append(word)
-        elif word.text == "{" and len(words) == 2 and words[0] == "function":
+            self.words.append(word)  # the common case, without copying the words (linear)
+            return
+        words = [w.text for w in self.words]
+        if word.text == "{" and len(words) == 2 and words[0] == "function":
             self.functions.append(words[1])
             self.words.clear()
             self._open(previous)

@@ -72,13 +72,27 @@ def test_a_way_out_in_any_settings_layer_is_named(sandbox: Sandbox) -> None:
 def test_a_sub_hook_script_outside_denywrite_is_named(sandbox: Sandbox) -> None:
     installed(sandbox)
     script = sandbox.write(sandbox.project / "hooks" / "late.sh", WORKS, mode=0o755)
-    hooks = 'hooks:\n  PreToolUse:\n    - hooks: [{type: command, command: "./hooks/late.sh"}]\n'
+    command = "${CLAUDE_PROJECT_DIR}/hooks/late.sh"
+    hooks = f'hooks:\n  PreToolUse:\n    - hooks: [{{type: command, command: "{command}"}}]\n'
     sandbox.write(sandbox.project / ".claude" / "ccbridge.local.yaml", hooks)
     level, message = protection(sandbox)
     assert level == "warn" and f"{script} is not in sandbox.filesystem.denyWrite" in message
     assert f"{script} has no Edit(/{script}) deny rule" in message
     assert sandbox.run("install").returncode == 0  # install again: the new script is walled
     assert protection(sandbox)[0] == "ok"
+
+
+def test_a_relative_sub_hook_script_stays_outside_the_wall_after_install(sandbox: Sandbox) -> None:
+    # A hook runs in the call's cwd: after the agent's `cd src`, ./hooks/late.sh is
+    # src/hooks/late.sh, a file the agent may write, run outside the sandbox.
+    installed(sandbox)
+    sandbox.write(sandbox.project / "hooks" / "late.sh", WORKS, mode=0o755)
+    hooks = 'hooks:\n  PreToolUse:\n    - hooks: [{type: command, command: "./hooks/late.sh"}]\n'
+    sandbox.write(sandbox.project / ".claude" / "ccbridge.local.yaml", hooks)
+    assert sandbox.run("install").returncode == 0
+    level, message = protection(sandbox)
+    assert level == "warn" and "'./hooks/late.sh', a relative path" in message, message
+    assert "${CLAUDE_PROJECT_DIR}" in message
 
 
 def test_a_sandbox_that_cannot_start_is_named(sandbox: Sandbox) -> None:

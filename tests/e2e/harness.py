@@ -95,11 +95,12 @@ def run_claude(
     timeout: float = DEFAULT_TIMEOUT,
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
+    args: Sequence[str] = (),
 ) -> Result:
     """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
     answering from `script`. `env` adds to CC's environment (hooks inherit it); `home` is CC's
-    home directory (default: a fresh temporary one). With `settings` None the project's own
-    settings file is used as it is."""
+    home directory (default: a fresh temporary one); `args` add to its command line. With
+    `settings` None the project's own settings file is used as it is."""
     project_dir = project_dir.resolve()
     (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
     if settings is not None:
@@ -121,7 +122,7 @@ def run_claude(
             **(env or {}),
         }
         completed = subprocess.run(
-            [str(binary), "-p", prompt, "--output-format", "json"],
+            [str(binary), "-p", prompt, "--output-format", "json", *args],
             cwd=project_dir,
             env=cc_env,
             stdin=subprocess.DEVNULL,

@@ -77,7 +77,10 @@ def write_table(results_dir: Path = RESULTS_DIR, table_path: Path = TABLE_PATH) 
     from .agents_table import keep_section  # the other agents' section below this table
 
     table_path.parent.mkdir(parents=True, exist_ok=True)
-    kept = keep_section(table_path.read_text(encoding="utf-8")) if table_path.exists() else ""
+    # Every section below this table stays (the other agents' and the mods' sections, each
+    # pinned by its own test).
+    old = table_path.read_text(encoding="utf-8") if table_path.exists() else ""
+    kept = old[old.index("\n## ") + 1 :] if "\n## " in old else keep_section(old)
     text = render(load(results_dir), pinned_versions())
     table_path.write_text(text + ("\n" + kept if kept else ""), encoding="utf-8")
     return table_path

@@ -273,3 +273,36 @@ def test_any_envelope_is_judged_or_refused_with_a_reason(raw: dict[str, Any]) ->
         return
     assert event.host in HOSTS and isinstance(event.raw, dict)
     assert json.loads(event.data)["hook_event_name"] == event.name
+
+
+BEGIN, END = "*** Begin Patch\n", "*** End Patch\n"
+ADD_SRC = "*** Add File: src/y.py\n+c\n"
+TO_SETTINGS = "*** Add File: .claude/settings.json\n+{}\n"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        ADD_SRC + TO_SETTINGS,  # several files: the call kept its name and no guard judged it
+        TO_SETTINGS + ADD_SRC,
+        "*** Update File: src/y.py\n*** Move to: .claude/settings.json\n@@\n-a\n+b\n",
+        "*** Delete File: src/y.py\n*** Delete File: .claude/settings.json\n",
+        "  " + TO_SETTINGS,  # Codex's parser trims the marker lines
+        ADD_SRC + "\t" + TO_SETTINGS,
+    ],
+)
+def test_a_patch_reaching_a_protected_file_is_denied_however_many_files_it_touches(
+    body: str, tmp_path: Path
+) -> None:
+    raw = {**CODEX, "cwd": str(tmp_path), "tool_name": "apply_patch"}
+    done = run(encode({**raw, "tool_input": {"command": BEGIN + body + END}}), tmp_path)
+    assert done.returncode == 2 and b"self-protection" in done.stderr, done
+    benign = body.replace(".claude/settings.json", "src/z.py")
+    done = run(encode({**raw, "tool_input": {"command": BEGIN + benign + END}}), tmp_path)
+    assert done.returncode == 0, done
+
+
+def test_a_patch_naming_no_file_is_denied(tmp_path: Path) -> None:
+    raw = {**CODEX, "cwd": str(tmp_path), "tool_name": "apply_patch"}
+    done = run(encode({**raw, "tool_input": {"command": "*** Begin Patch\n"}}), tmp_path)
+    assert done.returncode == 2 and b"which files" in done.stderr, done

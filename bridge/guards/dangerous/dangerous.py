@@ -206,7 +206,9 @@ class Judge:
             yield download_into_interpreter(pipeline)
             for i, command in enumerate(pipeline.commands):
                 for inner in command.nested:
-                    yield self.script(inner, place)
+                    # `bash -c 'x=/; rm -rf $x'`: the values the nested code sets itself.
+                    for variant in with_literal_values(inner, inner.source):
+                        yield self.script(variant, place)
                 feeder = pipeline.commands[i - 1] if i else None
                 here = _wrapper_cwd(command, place)
                 saved = runs_saved(command, downloaded)

@@ -70,7 +70,6 @@ from bridge.shell.syntax import (
     bash_script,
     expand_home,
     interpreter,
-    pairs,
     parse,
     program,
     skip_options,
@@ -91,6 +90,8 @@ PATH_TOOLS = {
     "MultiEdit": "file_path",
     "NotebookEdit": "notebook_path",
 }
+# Tools that write several files, named in a list (a Codex patch: bridge.wire.hosts.codex).
+PATHS_TOOLS = {"apply_patch": "file_paths"}
 # Commands that write, move, delete or re-permission the files they name.
 WRITERS = frozenset(
     {
@@ -359,7 +360,7 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
     protection = _Protection(paths, label)
 
     def guard(execution: Execution) -> str | Ask | None:
-        if execution.tool_name in PATH_TOOLS:
+        if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
             script = bash_script(execution.input)
@@ -425,7 +426,7 @@ def self_protection_guard(
     context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
 
     def guard(execution: Execution) -> str | None:
-        if execution.tool_name in PATH_TOOLS:
+        if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(writes, execution)
         if execution.tool_name != "Bash":
             return None
@@ -448,8 +449,24 @@ class _Strict(Record, frozen=True, slots=True):
 
 
 def _path_tool(protection: _Protection, execution: Execution) -> str | None:
+    if execution.tool_name in PATHS_TOOLS:
+        key = PATHS_TOOLS[execution.tool_name]
+        paths = execution.input.get(key)
+        if not isinstance(paths, list | tuple) or not paths:
+            return (
+                f"{protection.label}: cannot tell which files the {execution.tool_name} call "
+                f"writes (no {key})"
+            )
+        for path in paths:
+            reason = _one_path(protection, execution, key, path)
+            if reason is not None:
+                return reason
+        return None
     key = PATH_TOOLS[execution.tool_name]
-    path = execution.input.get(key)
+    return _one_path(protection, execution, key, execution.input.get(key))
+
+
+def _one_path(protection: _Protection, execution: Execution, key: str, path: object) -> str | None:
     if not isinstance(path, str) or not path:
         return f"{protection.label}: the {execution.tool_name} call has no {key} to check"
     spec = protection.match(path, execution.cwd)
@@ -901,8 +918,8 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
             _FORBIDDEN_SUBCOMMANDS
         ):
             return True
-    if any(a == "-m" and b.split(".")[0] in ("bridge", "runpy") for a, b in pairs(argv)):
-        return True  # python -m bridge ...
+    if any(_module(argv, i).split(".")[0] in ("bridge", "runpy") for i in range(1, len(argv))):
+        return True  # python -m bridge ..., -mbridge, -Im bridge
     source = program(argv, command.redirects)
     if source is not None and source.kind == "file":
         path = posixpath.normpath(source.text)
@@ -916,6 +933,23 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
         ("bridge" in text or "runpy" in text) and _CCBRIDGE_TEXT.search(text)
         for text in (*command.words, *_code_texts(command))
     )
+
+
+# Python's options that take no value: they may stand before `m` in one word (`-Imbridge`).
+_PYTHON_FLAGS = frozenset("bBdEhiIOPqsSuvVxR")
+
+
+def _module(argv: tuple[str, ...], i: int) -> str:
+    """The module a Python option word at `i` runs (`-m M`, `-mM`, `-Im M`), else ''."""
+    word = argv[i]
+    if not word.startswith("-") or word.startswith("--"):
+        return ""
+    for k, letter in enumerate(word[1:], 1):
+        if letter == "m":
+            return word[k + 1 :] or (argv[i + 1] if i + 1 < len(argv) else "")
+        if letter not in _PYTHON_FLAGS:
+            return ""
+    return ""
 
 
 def _subcommand(argv: tuple[str, ...], start: int) -> str:

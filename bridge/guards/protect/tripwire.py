@@ -217,7 +217,11 @@ def codes(
     is only known at run time."""
     argv, name, words = command.argv, command.name, command.words
     for variable, value in assignments.items():
-        if variable in CODE_VARIABLES or variable.endswith(CODE_VARIABLE_ENDINGS):
+        if (
+            variable in CODE_VARIABLES
+            or variable.endswith(CODE_VARIABLE_ENDINGS)
+            or variable.startswith("GIT_CONFIG_VALUE_")  # `git -c` through the environment
+        ):
             yield f"${variable}", value
     if argv and any(c in argv[0] for c in " \t\n"):  # `watch 'cmd'`: a wrapper runs a string
         yield argv[0], " ".join(argv) if 0 not in command.dynamic else None

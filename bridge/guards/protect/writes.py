@@ -262,11 +262,20 @@ def script_outputs(command: SimpleCommand) -> Iterator[Target]:
         inplace = bool({"inplace", "inplace.awk"} & set(included))
         # Every word: the program is the first operand, or the value of gawk's `-e`/`--source`
         # (`-e PROG`, `--source=PROG`); a file whose name reads like a redirection costs a denial.
-        for text in command.argv[1:]:
+        computed, programs = False, set[int]()
+        for k, text in enumerate(command.argv[1:], 1):
             for found in _AWK_OUTPUT.finditer(text):
                 literal = found[2]
                 written = literal if literal is not None else found[1]
                 yield Target(written, literal is None, NOT_ABOVE)
+                computed, programs = computed or literal is None, programs | {k}
+        if computed:
+            # `print > f`, `> ARGV[1]`, `> FILENAME`: a name the program computes, from its
+            # operands and `-v` values as likely as from anywhere: each of them may be written.
+            for k, word in enumerate(command.argv[1:], 1):
+                if k not in programs:
+                    value = word.partition("=")[2] if "=" in word else word
+                    yield Target(value, k in command.dynamic, NOT_ABOVE)
         if inplace:
             yield from (Target(w, k in command.dynamic) for k, w in enumerate(command.argv))
 

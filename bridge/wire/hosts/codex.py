@@ -24,11 +24,12 @@ _UNSUPPORTED = {
 
 
 def patch_files(patch: str) -> list[str]:
-    """The files an apply_patch envelope adds, updates, deletes or moves to."""
+    """The files an apply_patch envelope adds, updates, deletes or moves to. Codex's parser
+    trims the marker lines, so a marker after blanks counts too."""
     heads = ("*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ")
     return [
         line[len(head) :].strip()
-        for line in patch.splitlines()
+        for line in (raw.strip() + " " for raw in patch.splitlines())
         for head in heads
         if line.startswith(head)
     ]
@@ -38,13 +39,16 @@ def to_cc(raw: dict[str, Any]) -> dict[str, Any]:
     cc = dict(raw)
     tool_input = raw.get("tool_input")
     if raw.get("tool_name") == "apply_patch" and isinstance(tool_input, dict):
-        # One file touched: the CC Edit it is, so the path guards judge it. Several: the call
-        # keeps its name (sub-hooks matching apply_patch still run) and the audit shows them.
-        files = patch_files(text(tool_input.get("command")))
+        # One file touched: the CC Edit it is. Several (or none read): the call keeps its name
+        # (sub-hooks matching apply_patch still run) and names every file in `file_paths`,
+        # which the path guards judge one by one (none: they cannot tell, and deny).
+        cwd = text(raw.get("cwd"))
+        files = [absolute(name, cwd) for name in patch_files(text(tool_input.get("command")))]
         if len(files) == 1:
-            cwd = text(raw.get("cwd"))
             cc["tool_name"] = "Edit"
-            cc["tool_input"] = {**tool_input, "file_path": absolute(files[0], cwd)}
+            cc["tool_input"] = {**tool_input, "file_path": files[0]}
+        else:
+            cc["tool_input"] = {**tool_input, "file_paths": files}
     return cc
 
 

@@ -689,3 +689,19 @@ def test_wrapping_a_question_in_a_shell_string_keeps_it_a_question(
     unknowable: str, wrapper: str
 ) -> None:
     assert isinstance(judge(wrapper.format(shlex.quote(unknowable))), Ask)
+
+
+@pytest.mark.parametrize(
+    ("command", "harm"),
+    [
+        ("bash -c 'a=/; b=etc; rm -rf $a$b'", "rm -rf /etc"),
+        ('bash -c \'x="rm -rf /"; eval "$x"\'', "rm -rf /"),
+        ("sh -c 'd=/; rm -rf \"$d\"'", "rm -rf /"),
+    ],
+)
+def test_values_the_nested_code_sets_itself_are_put_in(command: str, harm: str) -> None:
+    """`bash -c '…'` code that sets its own variables is judged with their values: a certain
+    harm stays a deny inside the string, never a question."""
+    verdict = judge(command)
+    assert isinstance(verdict, str) and not isinstance(verdict, Ask), verdict
+    assert f"`{harm}`" in verdict

@@ -860,6 +860,9 @@ def test_a_shell_command_in_inline_code_is_judged_as_a_command() -> None:
     )
 
 
+AWK_WORDS = ("-v", "f", "in")  # an awk program's words besides itself
+
+
 @pytest.mark.parametrize(
     ("command", "targets"),
     [
@@ -879,7 +882,9 @@ def test_a_shell_command_in_inline_code_is_judged_as_a_command() -> None:
         ("sed -n 'w x' in", [T("x", False, 0)]),
         ('sed -n "w $F" in', [T("$F", True, 0)]),
         ("awk '{print > \"x\"}' in", [T("x", False, 0)]),
-        ("awk '{print > x}' in", [T("x", True, 0)]),  # an awk variable: known when it runs
+        # an awk variable: known when it runs, and each operand or value may be what it names
+        ("awk '{print > x}' in", [T("x", True, 0), T("in", False, 0)]),
+        ("awk -v x=f '{print > x}' in", [T("x", True, 0), *(T(w, False, 0) for w in AWK_WORDS)]),
         ("gawk -i inplace 1 $F", [T(w, w == "$F") for w in ("gawk", "-i", "inplace", "1", "$F")]),
     ],
 )

@@ -311,6 +311,20 @@ REFUSED += [
     "cd $(mktemp -d) && cd - && rm -rf *",
 ]
 
+# Where plugins, hooks modules (mods) and managed settings come from: code or hooks that run
+# beside ccbridge, or before it, and can approve what it denies.
+REFUSED += [
+    "echo 'export function register(on) {}' > ~/.claude/plugins/evil/hooks/register.js",
+    "cp -r evil-plugin ~/.claude/plugins/",
+    "mkdir -p ~/.claude/dev-mods/s1 && cp register.ts ~/.claude/dev-mods/s1/register.ts",
+    "tee ~/.claude/dev-mods/s1/hooks/hooks.json < mod.json",
+    "cp -r evil-plugin .claude/plugins/evil",
+    "sed -i 's/deny/allow/' {project}/.claude/plugins/p/hooks/register.js",
+    "rm -rf ~/.claude/plugins",
+    "tee /etc/claude-code/managed-settings.d/zz.json < evil.json",
+    "rm /etc/claude-code/managed-settings.d/ccbridge.json",
+    "mv /etc/claude-code/managed-settings.d /tmp/x",
+]
 # Writers outside any list of writers: every word of a command not known to only read counts
 # as a path it may write (the attacker's inputs first, then siblings).
 REFUSED += [
@@ -573,6 +587,9 @@ BENIGN = [
     "cd {project} && rm -f *.log",
     "kill $(pgrep -f myserver)",
     "rsync -a src/ /tmp/mirror/",
+    "cat ~/.claude/plugins/p/hooks/hooks.json",
+    "ls ~/.claude/dev-mods",
+    "cat /etc/claude-code/managed-settings.d/ccbridge.json",
 ]
 
 # Look-alikes of the rules above: they read the protected files, write elsewhere, or do nothing
