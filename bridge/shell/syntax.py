@@ -895,12 +895,37 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
             continue
         with_value, positionals = _WRAPPERS[name]
         i = skip_options(argv, 1, frozenset(with_value.split()))
+        if name == "env" and (split := _split_string(argv, i)) is not None:
+            return ("sh", "-c", split)  # `env -S 'rm -rf /'` splits its string into a command
         if name == "command" and any("v" in a.lower() for a in argv[1:i] if a[:2] != "--"):
             return argv  # `command -v x` looks x up, it does not run it
         while name in _ASSIGNING and i < len(argv) and _is_assignment(argv[i]):
             i += 1
         argv = argv[i + positionals :]
     return argv
+
+
+def _split_string(argv: tuple[str, ...], end: int) -> str | None:
+    """The command `env -S STRING ARGS` runs, as shell code (env splits STRING as the shell
+    splits words, quotes included), or None without `-S`/`--split-string`. A string only
+    known at run time stays unknown (`env -S "$X"` is `sh -c "$X"`)."""
+    value = None
+    for k in range(1, end):
+        word = argv[k]
+        if word in ("-S", "--split-string") and k + 1 < end:
+            value = argv[k + 1]
+        elif word.startswith("--split-string="):
+            value = word.split("=", 1)[1]
+        elif word.startswith("-S") and len(word) > 2:
+            value = word[2:]
+    if value is None:
+        return None
+    if "$" in value or "`" in value:  # kept as the last word: the caller marks it unknown
+        return value if argv[end - 1 :] == (value,) and end == len(argv) else None
+    import shlex  # (only for a line with `env -S`)
+
+    rest = (w if "$" in w or "`" in w else shlex.quote(w) for w in argv[end:])
+    return " ".join((value, *rest))
 
 
 def _runs_after_operands(argv: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -5,7 +5,8 @@ index-only and dry-run forms run.
 
 Two work trees: one where the registration is an uncommitted change over a committed settings
 file (right after `ccbridge install`), and one where it is committed and an older commit has
-none (a teammate's clone), where the verbs that move HEAD are the threat.
+none (a teammate's clone), where the verbs that move HEAD are the threat: those that would
+change the settings file are refused, those git shows leave it alone run.
 """
 
 from __future__ import annotations
@@ -46,9 +47,11 @@ HEAD_FORMS = [
     "git reset --hard HEAD~1",
     "git revert --no-edit HEAD",
     "git checkout old",
-    "git merge --no-edit old-side",
     "git rebase old",
 ]
+# Moves git itself shows change no protected file: they run (the side branch and `feature`
+# touch other files only).
+PRECISE_FORMS = ["git checkout feature", "git checkout main", "git merge --no-edit old-side"]
 ALLOWED = ["git restore --staged .", "git clean -nd", "git status --short"]
 
 
@@ -116,7 +119,17 @@ def test_no_git_spelling_brings_back_a_commit_without_the_registration(tmp_path:
     (project / ".claude" / "settings.json").write_text(json.dumps(_settings()))
     _git(project, "add", ".")
     _git(project, "commit", "-qm", "ccbridge install --project")
-    told, _ = _session(project, tmp_path, [*HEAD_FORMS, *ALLOWED])
+    _git(project, "config", "user.name", "t")  # the agent's merge makes a commit
+    _git(project, "config", "user.email", "t@t")
+    _git(project, "checkout", "-q", "-b", "feature")
+    (project / "FEATURE").write_text("z\n")
+    _git(project, "add", ".")
+    _git(project, "commit", "-qm", "feature work")
+    _git(project, "checkout", "-q", "main")
+    told, _ = _session(project, tmp_path, [*HEAD_FORMS, *PRECISE_FORMS, *ALLOWED])
     registered = json.loads((project / ".claude" / "settings.json").read_text())
     assert registered == _settings(), told
     assert _git(project, "rev-parse", "--abbrev-ref", "HEAD").strip() == "main", told
+    # The precise forms ran: the side branch is merged into main, and its file is here.
+    assert (project / "NOTES").exists() and (project / "NOTES").read_text() == "y\n", told
+    assert _git(project, "log", "-1", "--format=%s").startswith("Merge branch 'old-side'"), told

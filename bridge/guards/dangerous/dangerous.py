@@ -20,7 +20,13 @@ import posixpath
 from _collections_abc import Callable
 from itertools import pairwise
 
-from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES, aliased, git_objection
+from bridge.guards.dangerous.git_rules import (
+    DEFAULT_ON,
+    RULES,
+    aliased,
+    configured,
+    git_objection,
+)
 from bridge.guards.dangerous.targets import Place, Unknown, beneath, home, resolve, target
 from bridge.guards.dangerous.unread import (
     OPAQUE,
@@ -224,7 +230,7 @@ class Judge:
         return first(
             (
                 *(rule(self, command, place, feeder) for rule in _RULES),
-                git_objection(command, self.enabled),
+                git_objection(command, self.enabled, place.cwd),
             )
         )
 
@@ -592,6 +598,7 @@ def _shell_alias(
     i = skip_options(command.argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
     env = command.words[: len(command.words) - len(command.argv)]
     args = aliased(command.argv[1:i], command.argv[i:], env)
+    args = args or configured(command.argv[1:i], command.argv[i:], place.cwd)
     if not args or not args[0].startswith("!"):
         return None
     reason = judge.shell_text(" ".join((args[0][1:], *args[1:])), place)

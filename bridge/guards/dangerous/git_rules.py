@@ -42,8 +42,11 @@ _LONG_OPTIONS = (
 _Found = tuple[str, str] | None  # (rule, reason)
 
 
-def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None:
-    """Why the enabled rules forbid this git command, else None."""
+def git_objection(
+    command: SimpleCommand, enabled: frozenset[str], cwd: str | None = None
+) -> str | None:
+    """Why the enabled rules forbid this git command, else None. `cwd`: where it runs, for
+    an alias set in the repository's or the user's git config by an earlier command."""
     argv = command.argv
     if command.name != "git":
         return None
@@ -53,7 +56,7 @@ def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None
     if i in command.dynamic:
         return Unknown(f"cannot tell which git subcommand `{argv[i]}` is before the command runs")
     env = command.words[: len(command.words) - len(command.argv)]
-    args = aliased(argv[:i], argv[i:], env) or argv[i:]
+    args = aliased(argv[:i], argv[i:], env) or configured(argv[1:i], argv[i:], cwd) or argv[i:]
     if args[0].startswith("!"):
         return None  # a shell alias: its code is judged as shell code (`shell_alias`)
     check = _SUBCOMMANDS.get(args[0])
@@ -61,6 +64,115 @@ def git_objection(command: SimpleCommand, enabled: frozenset[str]) -> str | None
     if found and found[0] in enabled:
         return found[1]
     return None
+
+
+# Subcommands git ships (an alias cannot replace them): no config is read for these.
+_BUILTINS = frozenset(
+    [
+        "add",
+        "am",
+        "annotate",
+        "apply",
+        "archive",
+        "bisect",
+        "blame",
+        "branch",
+        "bundle",
+        "cat-file",
+        "check-ignore",
+        "check-attr",
+        "checkout",
+        "checkout-index",
+        "cherry",
+        "cherry-pick",
+        "citool",
+        "clone",
+        "commit",
+        "commit-tree",
+        "config",
+        "count-objects",
+        "describe",
+        "diff",
+        "diff-files",
+        "diff-index",
+        "diff-tree",
+        "difftool",
+        "fetch",
+        "for-each-ref",
+        "format-patch",
+        "fsck",
+        "gc",
+        "grep",
+        "gui",
+        "hash-object",
+        "help",
+        "init",
+        "instaweb",
+        "log",
+        "ls-files",
+        "ls-remote",
+        "ls-tree",
+        "maintenance",
+        "merge",
+        "merge-base",
+        "mergetool",
+        "mv",
+        "notes",
+        "pull",
+        "push",
+        "range-diff",
+        "read-tree",
+        "rebase",
+        "reflog",
+        "remote",
+        "repack",
+        "replace",
+        "request-pull",
+        "rerere",
+        "reset",
+        "restore",
+        "rev-list",
+        "rev-parse",
+        "revert",
+        "rm",
+        "send-email",
+        "shortlog",
+        "show",
+        "show-branch",
+        "show-ref",
+        "sparse-checkout",
+        "stash",
+        "status",
+        "submodule",
+        "switch",
+        "symbolic-ref",
+        "tag",
+        "update-index",
+        "update-ref",
+        "var",
+        "verify-commit",
+        "version",
+        "whatchanged",
+        "worktree",
+        "write-tree",
+    ]
+)
+
+
+def configured(
+    options: Sequence[str], args: Sequence[str], cwd: str | None
+) -> tuple[str, ...] | None:
+    """The words `git ARGS` runs when ARGS[0] is an alias in git's configuration where it
+    runs (set by an earlier call: `git config alias.x push`), as `aliased` gives them; None
+    for a subcommand git ships (no config is read then) or no such alias."""
+    if not args or not cwd or args[0] in _SUBCOMMANDS or args[0] in _BUILTINS:
+        return None
+    from bridge.guards.dangerous.git_config import configured_alias
+
+    value = configured_alias(args[0], cwd, options)
+    if value is None:
+        return None
+    return (value, *args[1:]) if value.startswith("!") else (*value.split(), *args[1:])
 
 
 def aliased(

@@ -128,8 +128,10 @@ def target(word: str, place: Place, dynamic: bool) -> str | None:
 
 
 def _static(word: str, place: Place) -> str | None:
+    follows = word.endswith(("/", "/."))  # `rm -rf g/` deletes what a link g points to
     if word.endswith(("/*", "/.*")) or word in ("*", ".*"):  # everything inside it
         word = posixpath.dirname(word) or "."
+        follows = True
     if not word.startswith("/") and not place.cwd:
         if set(posixpath.normpath(word).split("/")) == {".."}:
             return f"{word}, which climbs out of the working directory"
@@ -137,7 +139,21 @@ def _static(word: str, place: Place) -> str | None:
             return Unknown(f"{word} is relative to a working directory that is not known")
         return None
     path = resolve(word, place)
-    return critical(path, place) if path else None
+    if not path:
+        return None
+    found = critical(path, place)
+    if found is None and (real := _linked(path, follows=follows)) is not None:
+        why = critical(real, place)
+        return f"{word}, a link to {why}" if why else None
+    return found
+
+
+def _linked(path: str, *, follows: bool) -> str | None:
+    """Where `path` really is when a symbolic link on it (made by an earlier call: `ln -s
+    .git g`) leads elsewhere; the last one only if it is followed. None if nothing links."""
+    head, name = posixpath.split(path)
+    real = os.path.realpath(path) if follows else posixpath.join(os.path.realpath(head), name)
+    return real if real != posixpath.normpath(path) else None
 
 
 def _glob(word: str, place: Place) -> str | None:
@@ -148,7 +164,11 @@ def _glob(word: str, place: Place) -> str | None:
         return Unknown(f"{word} is relative to a working directory that is not known")
     pattern = [p for p in parts[first:] if p]
     if pattern in (["*"], [".*"]):
-        return critical(base, place)
+        found = critical(base, place)
+        if found is None and (real := _linked(base, follows=True)) is not None:
+            why = critical(real, place)
+            return f"{word}, inside a link to {why}" if why else None
+        return found
     inside = base.rstrip("/") + "/"
     for path in _criticals(place):
         names = path[len(inside) :].split("/") if path.startswith(inside) else []

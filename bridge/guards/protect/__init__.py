@@ -24,3 +24,4 @@ class Target(Record, frozen=True, slots=True):
     dynamic: bool = False
     above: int = ANY_ABOVE
     names: tuple[str, ...] = ()  # `find -name` patterns: only entries they could name count
+    asked: bool = False  # whether it is written is only known when it runs (`git pull`)

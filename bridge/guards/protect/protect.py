@@ -77,7 +77,8 @@ from bridge.shell.syntax import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    import re
+    from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
     Path = str | os.PathLike[str]
 
@@ -140,6 +141,7 @@ _CODE_WRITES = Lazy(
     r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
+_TMPDIR = Lazy(r"\$(?:TMPDIR\b|\{TMPDIR(?::?[-=]([^}$`]*))?\})")
 _MAX_GLOB_MATCHES = 1000
 _MAX_GLOB_ENTRIES = 20_000  # directory entries one glob may read
 
@@ -425,7 +427,7 @@ def self_protection_guard(
     # Read, never changed: not copied (a copy of os.environ decodes every variable).
     context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
 
-    def guard(execution: Execution) -> str | None:
+    def guard(execution: Execution) -> str | Ask | None:
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(writes, execution)
         if execution.tool_name != "Bash":
@@ -434,13 +436,30 @@ def self_protection_guard(
         if isinstance(script, str):
             return f"{SELF_PROTECTION}: {script}"
         text = str(execution.input.get("command", ""))
-        return _Bash(writes, sealed, execution.cwd, context).judge(script, text)
+        reason = _Bash(writes, sealed, execution.cwd, context).judge(script, text)
+        return Ask(reason) if isinstance(reason, _RunTime) else reason
 
     return guard
 
 
 class _RunTime(str):
-    """A reason about what only the run would tell: protect_paths asks, it does not deny."""
+    """A reason about what only the run would tell, in a line that names nothing protected:
+    the guard asks, it does not deny."""
+
+
+def _first(reasons: Iterable[str | None]) -> str | None:
+    """The first denial, else the first question: a question never hides a denial."""
+    question = None
+    for reason in reasons:
+        if reason and not isinstance(reason, _RunTime):
+            return reason
+        question = question or reason
+    return question
+
+
+def _as(reason: str | None, text: str) -> str:
+    """`text`, a question again if `reason` was one (a nested reason keeps its kind)."""
+    return _RunTime(text) if isinstance(reason, _RunTime) else text
 
 
 class _Strict(Record, frozen=True, slots=True):
@@ -494,16 +513,19 @@ class _Bash:
         self.cdpath: list[str] | None = []  # None: set to something only known when it runs
         self.nocase = False
         self.git_env: dict[str, str] = {}  # GIT_DIR/GIT_WORK_TREE the line exports
+        self.text = ""  # the whole line as given (its nested code is judged with it in mind)
 
     def judge(self, script: Script, text: str) -> str | None:
         """The objection to a parsed command line (`text`: its source, to put variables in)."""
         variants = [script]
+        if self.depth == 0:
+            self.text = text
         # Only a line that can set a variable (`X=`, `for X in`, `read X`) has values to put in.
         if self.strict is not None and any(cue in text for cue in ("=", "for", "read")):
             from bridge.shell.variables import with_literal_values
 
             variants = with_literal_values(script, text)
-        return next(filter(None, map(self._script, variants)), None)
+        return _first(map(self._script, variants))
 
     def _script(self, script: Script) -> str | None:
         commands = list(script.commands())
@@ -514,9 +536,12 @@ class _Bash:
             if command.name in _MOVES and self.bases is not None:
                 self.bases = self._moved(command, self.bases)
         unknown = ""
+        question: str | None = None  # what only the run tells, asked unless something denies
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
-                return reason
+                if not isinstance(reason, _RunTime):
+                    return reason
+                question = question or reason
             for target in _written(command, self._here() or None, self.git_env):
                 candidates = self._resolve(target)
                 if candidates is None:
@@ -534,7 +559,13 @@ class _Bash:
                             f"{path} is relative to a directory only known when it runs"
                         )
                     spec = self._hit(self.writes, path, target.above, target.names)
-                    if spec is not None:
+                    if spec is not None and target.asked:
+                        question = question or _RunTime(
+                            f"{self.label}: `{_show(command)}` may rewrite {path}, which "
+                            f"holds protected {spec!r}; what it brings is only known when it "
+                            "runs"
+                        )
+                    elif spec is not None:
                         return (
                             f"{self.label}: `{_show(command)}` may write to {path}, "
                             f"which matches protected {spec!r}"
@@ -549,7 +580,7 @@ class _Bash:
                             f"resolved before it runs, and `{_show(command)}` names {word}, "
                             f"which matches protected {spec!r}"
                         )
-        return None
+        return question
 
     def _here(self) -> str | None:
         """The one directory the line runs in, or None once a `cd` may have gone elsewhere."""
@@ -641,6 +672,8 @@ class _Bash:
             return [text]
         if self.strict is None:
             return None if ("$" in text or "`" in text) else [text]
+        if "TMPDIR" in text and "TMPDIR" not in self.assigned and _TMPDIR.search(text):
+            return self._temporary(text)
         resolved = (
             _VARIABLE.sub(lambda m: self._value(m[1] or m[2]) or m[0], text)
             if "$" in text
@@ -649,6 +682,22 @@ class _Bash:
         if "$" in resolved or "`" in resolved or resolved.startswith("~-"):
             return None
         return [resolved]
+
+    def _temporary(self, text: str) -> list[str] | None:
+        """A word using `$TMPDIR`, `${TMPDIR}` or `${TMPDIR:-/tmp}` (the line sets no TMPDIR):
+        with the environment's value, or, where the hook's environment has none, as the
+        command may see it: empty (an unset variable), or `/tmp`. `$TMPDIR/../.claude` is
+        then still `/…/.claude` and judged as such."""
+        assert self.strict is not None
+        known = self.strict.env.get("TMPDIR")
+        found: list[str] = []
+        for value in (known,) if known is not None else ("", "/tmp"):
+            put = _TMPDIR.sub(_tmpdir(value), text)
+            resolved = self._resolve(Target(put, dynamic=True))
+            if resolved is None:
+                return None
+            found += [word for word in resolved if word]  # (`rm -rf ""` removes nothing)
+        return found
 
     def _value(self, name: str) -> str | None:
         """A variable's value in the agent's shell, if the hook can know it."""
@@ -670,6 +719,14 @@ class _Bash:
                 "rewrite the registration)"
             )
         if command.argv and 0 in command.dynamic:
+            echoed = _echoed(command.argv[0])
+            if echoed is not None and self.depth <= 4:  # `$(echo ls)`: the name is in the text
+                import shlex
+
+                reason = self._code(shlex.join((*echoed, *command.argv[1:])))
+                if reason is None:
+                    return None
+                return _as(reason, f"{label}: `{shown}`: {reason.removeprefix(label + ': ')}")
             name = self._resolve(Target(command.argv[0], dynamic=True))
             if name is None or not _GLOB.isdisjoint(name[0]):
                 return (
@@ -678,7 +735,7 @@ class _Bash:
                 )
             if posixpath.basename(name[0]) == "ccbridge":
                 return f"{label}: `{shown}` runs ccbridge itself ({name[0]})"
-        if command.more_args and (_writes_files(command) or interpreter(command.argv)):
+        if command.more_args and self._fed(command):
             return (
                 f"{label}: cannot tell what `{shown}` writes: xargs hands it arguments that are "
                 "only known when the command runs (name the files instead)"
@@ -699,6 +756,23 @@ class _Bash:
             reason = self._tripwire(command, script)
         return reason or self._unknown_words(command, script)
 
+    def _fed(self, command: SimpleCommand) -> bool:
+        """Whether what xargs hands a command may decide what it writes: a writer's operands,
+        an interpreter's program; not a shell's or interpreter's literal code that writes
+        nothing (its code is judged as it is: `xargs sh -c 'wc -l "$1"' _` reads)."""
+        if _writes_files(command):
+            return True
+        if not interpreter(command.argv):
+            return False
+        source = program(command.argv, command.redirects)
+        if source is None:
+            return False  # `bash -n`: a syntax check runs nothing
+        if source.kind != "inline":
+            return True  # the program itself may be one of the arguments
+        if interpreter(command.argv) in SHELLS:
+            return False  # parsed into `nested`: its commands are judged with `$1` unknown
+        return bool(_CODE_WRITES.search(source.text))
+
     def _tripwire(self, command: SimpleCommand, script: Script) -> str | None:
         """A command not on the quick allow-list: aliases, code it hands on, a copy of ccbridge,
         and every word it may write (`bridge.guards.protect.tripwire`)."""
@@ -714,8 +788,9 @@ class _Bash:
 
             reason = self._code(f"{value} {shlex.join(command.argv[1:])}")
             if reason is not None:
-                reason = reason.removeprefix(self.label + ": ")
-                return f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {reason}"
+                text = reason.removeprefix(self.label + ": ")
+                said = f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {text}"
+                return _as(reason, said)
             return None  # what the alias stands for was judged in full
         copy = tripwire.runs_a_copy(command, self._here(), self.strict.env)
         if copy is not None:
@@ -731,7 +806,11 @@ class _Bash:
             reason = self._code(code)
             if reason is not None:  # (a reason of a nested command names that command)
                 prefixed = reason.startswith(self.label)
-                return reason if prefixed else f"{self.label}: `{shown}` runs {what}: {reason}"
+                return (
+                    reason
+                    if prefixed
+                    else _as(reason, f"{self.label}: `{shown}` runs {what}: {reason}")
+                )
         if tripwire.read_only(command):
             return None
         name = command.name
@@ -839,6 +918,37 @@ class _Bash:
             f"{self.label}: cannot tell what `{_show(command)}` does with {unknown}, which is "
             f"only known when it runs, in a command line that mentions {hint}"
         )
+
+
+def _tmpdir(value: str) -> Callable[[re.Match[str]], str]:
+    def put(found: re.Match[str]) -> str:
+        return value or found[1] or ""  # `${TMPDIR:-D}`: D where it is empty or unset
+
+    return put
+
+
+def _echoed(word: str) -> tuple[str, ...] | None:
+    """The fields a command name made by `$(echo WORDS)` or `` `echo WORDS` `` becomes, when
+    the words are literal (no option, variable, glob or redirection); else None."""
+    if word.startswith("$(") and word.endswith(")"):
+        inner = word[2:-1]
+    elif word.startswith("`") and word.endswith("`") and len(word) > 1:
+        inner = word[1:-1]
+    else:
+        return None
+    parsed = parse(inner)
+    if isinstance(parsed, Unparseable):
+        return None
+    commands = list(parsed.commands())
+    if len(commands) != 1 or commands[0].argv[:1] != ("echo",):
+        return None
+    echo = commands[0]
+    fields = echo.argv[1:]
+    if echo.dynamic or echo.redirects or echo.nested or len(echo.words) != len(echo.argv):
+        return None
+    if any(f.startswith("-") or not _GLOB.isdisjoint(f) or not f for f in fields):
+        return None
+    return tuple(w for f in fields for w in f.split())
 
 
 def _quick_read(command: SimpleCommand) -> bool:
@@ -1038,8 +1148,14 @@ def _writes_files(command: SimpleCommand) -> bool:
         return True
     if command.name == "find":  # what it deletes or hands to a writer is named by its words
         # (a nested find too: `-execdir sh -c 'find . -delete'` deletes below each match)
+        from bridge.shell.finds import actions, starts
+
+        # Primaries only: `-gid -delete` is a value, `-exec echo -delete +` echo's argument
+        # (find's own options are kept: `find -D -delete` counts, failing closed).
+        first, end = starts(command.argv)
+        tests = {*command.argv[1:first], *actions(command.argv[end:])[0]}
         nested = (c for inner in command.nested for c in inner.commands())
-        return bool({"-delete", "-fprint", "-fprintf", "-fls"} & set(command.argv)) or any(
+        return bool({"-delete", "-fprint", "-fprintf", "-fls"} & tests) or any(
             _writes_files(c) for c in nested
         )
     options = [w for w in command.argv[1:] if w.startswith("-") and not w.startswith("--")]

@@ -146,8 +146,8 @@ def extracted(command: SimpleCommand) -> Iterator[Target]:
             return
         directory = _option_value(argv, ("-C", "--directory"))
     elif name == "unzip":
-        if any(w in ("-l", "-t", "-v", "-Z", "-p") for w in argv[1:]):
-            return  # lists, tests or prints: extracts nothing
+        if _unzip_lists(argv):
+            return  # lists, tests, prints or shows help: extracts nothing
         directory = _option_value(argv, ("-d",))
     elif name in ("7z", "7za", "7zr"):
         if first not in ("x", "e"):
@@ -164,6 +164,22 @@ def extracted(command: SimpleCommand) -> Iterator[Target]:
     # The word holding the directory (`-C D`, or `-CD`, `-oD`) is dynamic if it is `$x`, `` `x` ``
     holders = [k for k, w in enumerate(argv) if k and directory and w.endswith(directory)]
     yield Target(directory or ".", bool(command.dynamic.intersection(holders)), ANY_ABOVE)
+
+
+def _unzip_lists(argv: tuple[str, ...]) -> bool:
+    """unzip's modes that write no file, also in a cluster (`-lq`, `-tq`, `-Zl`): `-l`, `-v`
+    list, `-t` tests, `-z` shows the comment, `-Z` is zipinfo, `-p`/`-c` print, `-h` helps.
+    Options come before the archive; `-d DIR` and `-x`'s names take no part."""
+    for word in argv[1:]:
+        if word == "--help":
+            return True
+        if word[:1] != "-" or word == "-":
+            return False  # the archive: the options are over
+        if word[1:2] == "d" or word == "-x":
+            return False
+        if not {"l", "v", "t", "z", "Z", "p", "c", "h"}.isdisjoint(word[1:]):
+            return True
+    return False
 
 
 def _option_value(argv: tuple[str, ...], options: tuple[str, ...]) -> str | None:
@@ -344,14 +360,25 @@ def git_work_tree(
     if git_dir is not None:
         git_dir = posixpath.join(here, posixpath.expanduser(git_dir))
     top = posixpath.join(here, work_tree) if work_tree else (here if git_dir else _toplevel(here))
-    if top is not None and (whole == "all" or _tracked(top, git_dir)):
-        yield Target(top)
+    if top is None or (whole != "all" and not _tracked(top, git_dir)):
+        return
+    if whole == "moved":  # ask git whether the move changes a protected file
+        from bridge.guards.protect import gitmove
+
+        given = [w if k + i + 1 not in command.dynamic else "$?" for k, w in enumerate(rest)]
+        answer = gitmove.moves(top, git_dir, verb, given)
+        if answer == gitmove.SAME:
+            return
+        if answer == gitmove.UNKNOWN:
+            yield Target(top, asked=True)
+            return
+    yield Target(top)
 
 
 def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]:
     """The paths a verb writes (None: none) and whether it also rewrites the whole tree
     ("all"), the tracked files that differ from another commit ("moved"), or neither ("")."""
-    if verb in _GIT_DRY and any(w in _GIT_DRY[verb] or w.startswith("-n") for w in rest):
+    if verb in _GIT_DRY and _dry_run(verb, rest):
         return None, ""
     flags = {w for w in rest if w.startswith("-")}
     operands, after_dashes = [], False
@@ -383,7 +410,7 @@ def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]
         return [*operands, *prefixes], "all" if flags & {"-a", "--all"} else ""
     if verb == "checkout":
         created = any(f in ("-b", "-B", "--orphan") or f.startswith(("-b", "-B")) for f in flags)
-        if created and len(operands) <= 1 and "--" not in rest:
+        if created and not operands and "--" not in rest:
             return [], ""  # a new branch at HEAD: no file changes
         return operands, "all" if force else "moved"
     if verb == "reset":
@@ -407,12 +434,38 @@ def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]
     if verb == "switch":
         created = any(f in ("-c", "-C", "--create", "--force-create", "--orphan") for f in flags)
         created = created or any(f.startswith(("-c", "-C")) for f in flags)
-        if created and len(operands) <= 1:
-            return [], ""
+        if created and not operands:
+            return [], ""  # a new branch at HEAD
         return [], "all" if force else "moved"
     if verb in _GIT_MOVING_VERBS:
         return [], "moved"
     return None, ""
+
+
+def _dry_run(verb: str, rest: tuple[str, ...]) -> bool:
+    value = False  # the word after `git clean -e` (or `-fe`) is its pattern, not an option
+    for word in rest:
+        if word == "--":
+            return False
+        if not value and _dry(verb, word):
+            return True
+        short = word[:1] == "-" != word[1:2]
+        value = verb == "clean" and (
+            word == "--exclude" or (short and word.find("e") == len(word) - 1)
+        )
+    return False
+
+
+def _dry(verb: str, word: str) -> bool:
+    """Whether one word of `git clean|rm|mv` asks for a dry run: `-n`, a cluster holding it
+    (`-dn`, `-nfd`; for clean only before `-e`, which takes the rest as its pattern), or an
+    abbreviation git accepts (`--dry-r`; `--d` is unambiguous for all three verbs)."""
+    if word.startswith("--"):
+        return len(word) > 2 and "--dry-run".startswith(word.partition("=")[0])
+    if not word.startswith("-"):
+        return False
+    letters = word[1:].partition("e")[0] if verb == "clean" else word[1:]
+    return "n" in letters
 
 
 def _toplevel(base: str) -> str | None:

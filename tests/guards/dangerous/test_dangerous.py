@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -705,3 +706,57 @@ def test_values_the_nested_code_sets_itself_are_put_in(command: str, harm: str) 
     verdict = judge(command)
     assert isinstance(verdict, str) and not isinstance(verdict, Ask), verdict
     assert f"`{harm}`" in verdict
+
+
+ENV_SPLIT = [
+    "env -S 'rm -rf /'",
+    'env -S "rm -rf ~"',
+    "env --split-string='rm -rf /'",
+    "env -S'rm -rf /'",
+    "env -uX -S 'rm -rf /'",
+    "env -S 'rm -rf' /",
+    "env -S 'git push --force origin main'",
+    "sudo env -S 'rm -rf /'",
+]
+
+
+@pytest.mark.parametrize("command", ENV_SPLIT)
+def test_env_split_string_is_read_as_the_command_it_splits_into(command: str) -> None:
+    assert "dangerous command" in denied(command)
+
+
+def test_env_split_string_of_harmless_or_unknown_code() -> None:
+    assert judge("env -S 'echo hi'") is None
+    assert judge("env -S 'rm -rf build' x") is None
+    assert "$X" in asked('env -S "$X"')
+
+
+def test_a_git_alias_set_by_an_earlier_call_is_read_from_git_config(tmp_path: Path) -> None:
+    import subprocess
+
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for args in (["init", "-q"], ["config", "alias.x", "push"], ["config", "alias.y", "!rm -rf /"]):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    assert "--force" in denied("git x --force origin main", str(repo))
+    assert "rm -rf /" in denied("git y", str(repo))
+    assert "--force" in denied(f"git -C {repo} x --force origin main", str(tmp_path))
+    assert judge("git x origin main", str(repo)) is None
+    assert judge("git status", str(repo)) is None
+    assert judge("git zz --force", str(repo)) is None  # no such alias: git refuses it
+
+
+def test_a_link_made_by_an_earlier_call_is_followed_where_rm_follows_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".git").mkdir(parents=True)
+    (project / "build").mkdir()
+    (project / "g").symlink_to(".git")
+    (project / "b").symlink_to("build")
+    monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(project))
+    for command in ("rm -rf g/", "rm -rf g/.", "rm -rf g/*"):
+        assert "a link to" in denied(command, str(project)), command
+    assert judge("rm -rf g", str(project)) is None  # removes the link only
+    assert judge("rm -rf b/", str(project)) is None
+    assert judge("rm -rf b/*", str(project)) is None

@@ -462,9 +462,9 @@ REFUSED += [
     "git checkout .claude",
     "git checkout HEAD .",
     "git checkout -f main",
-    "git checkout main",
+    "git checkout before",
     "git checkout tampered-branch",
-    "git switch main",
+    "git switch before",
     "git switch -f main",
     "git switch --discard-changes main",
     "git stash",
@@ -480,8 +480,8 @@ REFUSED += [
     "git restore -SW .",
     "git restore --worktree .claude",
     "git merge other",
-    "git rebase main",
-    "git pull",
+    "git rebase before",
+    "git checkout HEAD~1",
     "git cherry-pick other",
     "git revert HEAD",
     "git -C .claude checkout .",
@@ -673,6 +673,9 @@ class World:
         git = ["git", "-C", str(self.project), "-c", "user.name=t", "-c", "user.email=t@t"]
         quiet = {"check": True, "capture_output": True}
         subprocess.run([*git, "init", "-q", "-b", "main"], **quiet)  # type: ignore[call-overload]
+        # A commit before the settings (branch `before`): moving HEAD there drops them.
+        subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "base"], **quiet)  # type: ignore[call-overload]
+        subprocess.run([*git, "branch", "before"], **quiet)  # type: ignore[call-overload]
         subprocess.run([*git, "add", ".claude/settings.json"], **quiet)  # type: ignore[call-overload]
         subprocess.run([*git, "commit", "-qm", "settings"], **quiet)  # type: ignore[call-overload]
         (self.project / ".claude" / "settings.json").write_text('{"hooks": {}}')

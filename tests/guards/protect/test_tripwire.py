@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 
 from bridge.guards.protect.protect import self_protection_guard
 from bridge.paths import protected_roots
-from bridge.pipeline import Execution
+from bridge.pipeline import Ask, Execution
 from bridge.shell.syntax import Script, parse
 from bridge.shell.variables import put_in
 
 LAUNCHER = Path(sys.executable).with_name("ccbridge")
-Judge = Callable[..., str | None]
+Judge = Callable[..., str | Ask | None]
 
 
 def _world(root: Path) -> tuple[Path, dict[str, str]]:
@@ -45,7 +45,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[s
     monkeypatch.setenv("HOME", env["HOME"])
     guard = self_protection_guard(*protected_roots(env, project), env=env)
 
-    def judge(command: str, cwd: Path = project) -> str | None:
+    def judge(command: str, cwd: Path = project) -> str | Ask | None:
         return guard(Execution.create("Bash", {"command": command}, cwd=str(cwd)))
 
     return project, env, judge
@@ -115,10 +115,10 @@ def test_other_programs_with_a_run_subcommand_pass(
 
 
 TREE_VERBS = [
-    "git checkout main",
-    "git switch main",
+    "git checkout before",
+    "git switch --detach before",
     "git merge other",
-    "git rebase main",
+    "git rebase before",
     "git pull",
     "git cherry-pick other",
     "git revert HEAD",
@@ -134,16 +134,22 @@ def test_moving_head_is_judged_only_where_the_settings_are_tracked(
     _git(project, "init", "-q", "-b", "main")
     _git(project, "add", "README")
     _git(project, "commit", "-qm", "x")
+    _git(project, "branch", "before")
     # Untracked settings: git refuses to overwrite them, so moving HEAD cannot touch them.
     assert judge(command) is None
     _git(project, "add", ".claude/settings.json")
     _git(project, "commit", "-qm", "settings")
+    # Tracked: a move to a commit without them (or one git cannot name) is refused; what
+    # `git pull` brings is only known when it runs, and is asked.
+    wanted = Ask if command == "git pull" else str
     reason = judge(command)
-    assert reason is not None and ".claude/settings.json" in reason, reason
+    assert isinstance(reason, wanted), reason
+    assert ".claude/settings.json" in str(getattr(reason, "reason", reason)), reason
     # The same from a subdirectory, and through -C from elsewhere.
     (project / "src").mkdir()
-    assert judge(command, project / "src") is not None
-    assert judge(command.replace("git ", f"git -C {project} ", 1), project.parent) is not None
+    assert isinstance(judge(command, project / "src"), wanted)
+    moved = command.replace("git ", f"git -C {project} ", 1)
+    assert isinstance(judge(moved, project.parent), wanted)
 
 
 @pytest.mark.parametrize(
