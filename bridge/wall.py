@@ -344,7 +344,7 @@ def judge(
 # --- writing it into a settings file, and taking exactly that out again -------------------------
 
 
-def _rule(tool: str, path: str, directory: bool) -> str:
+def _rule(tool: str, path: str, *, directory: bool) -> str:
     return f"{tool}(/{path}/**)" if directory else f"{tool}(/{path})"
 
 
@@ -355,8 +355,8 @@ def is_directory_entry(path: str, env: Mapping[str, str]) -> bool:
 
 def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The list entries the wall needs: denyWrite, denyRead and permission deny rules."""
-    rules = [_rule("Edit", path, is_directory_entry(path, env)) for path in keep.write]
-    rules += [_rule("Read", path, False) for path in keep.read]
+    rules = [_rule("Edit", path, directory=is_directory_entry(path, env)) for path in keep.write]
+    rules += [_rule("Read", path, directory=False) for path in keep.read]
     return {"denyWrite": list(keep.write), "denyRead": list(keep.read), "deny": rules}
 
 

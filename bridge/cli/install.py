@@ -162,7 +162,7 @@ def managed_options(function: Callable[..., None]) -> Callable[..., None]:
     )(function)
 
 
-def run_managed(install: bool, managed_dir: str | None, dry_run: bool) -> None:
+def run_managed(managed_dir: str | None, *, install: bool, dry_run: bool) -> None:
     from bridge.commands import managed
 
     directory = managed.managed_dir(managed_dir, os.environ)
@@ -239,7 +239,7 @@ def install(
       sudo ccbridge install --managed   # every user of the machine, final deny
     """
     if managed:
-        return run_managed(True, managed_dir, dry_run)
+        return run_managed(managed_dir, install=True, dry_run=dry_run)
     if host != "claude-code":
         _install_for_agent(host, scope, dry_run)
         return

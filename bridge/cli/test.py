@@ -3,64 +3,12 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
 
 import click
 
-from bridge.cli.output import dim, mark, project_of, say
+from bridge.cli.output import dim, mark, say
 from bridge.commands import cases
-
-
-def _init(event_name: str, paths: tuple[Path, ...]) -> None:
-    if len(paths) > 1:
-        raise click.UsageError("--init takes one directory to create")
-    target = paths[0] if paths else Path(f"{event_name.lower()}-case")
-    try:
-        written = cases.write_skeleton(target, event_name)
-    except (cases.FixtureError, OSError) as error:
-        raise click.ClickException(str(error)) from None
-    for path in written:
-        say(f"wrote {path}")
-    say(f"edit {written[0].name}, then record the answer: ccbridge test --update {target}")
-
-
-def _project_root(env: Mapping[str, str]) -> Path:
-    """$CLAUDE_PROJECT_DIR, else the nearest directory from here up that holds a `.git` or a
-    `.claude` (the home directory's own `.claude` is the user's, not a project): never a walk
-    of whatever tree the command happens to run in."""
-    if env.get("CLAUDE_PROJECT_DIR"):
-        return project_of(env)
-    here = Path.cwd().resolve()
-    home = Path(env.get("HOME") or Path.home()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists() or (folder != home and (folder / ".claude").is_dir()):
-            return folder
-    raise click.ClickException(
-        f"{here} is in no project (no .git or .claude here or above), so there is no project "
-        "to search for cases: name the cases or their directory, e.g. `ccbridge test tests/hooks`"
-    )
-
-
-def _cases(paths: tuple[Path, ...]) -> list[Path]:
-    if not paths:  # every case of the project, wherever `--init` put it
-        project = _project_root(os.environ)
-        found = cases.discover_project(project)
-        if not found:
-            raise click.ClickException(
-                f"no cases (directories with an event.json and an expected.json) in {project}; "
-                "write one with `ccbridge test --init EVENT DIR`"
-            )
-        return found
-    try:
-        found = cases.discover(paths)
-    except cases.FixtureError as error:
-        raise click.ClickException(str(error)) from None
-    if not found:
-        raise click.ClickException(
-            "no cases (directories with an event.json) under " + ", ".join(map(str, paths))
-        )
-    return found
 
 
 @click.command()
@@ -106,10 +54,21 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
       ccbridge test                                 # every case in the project
     """
     if init is not None:
-        _init(init, paths)
+        if len(paths) > 1:
+            raise click.UsageError("--init takes one directory to create")
+        try:
+            target, written = cases.init(init, paths[0] if paths else None)
+        except cases.FixtureError as error:
+            raise click.ClickException(str(error)) from None
+        for path in written:
+            say(f"wrote {path}")
+        say(f"edit {written[0].name}, then record the answer: ccbridge test --update {target}")
         return
+    try:
+        selected = cases.select(paths, lambda: cases.project_root(os.environ))
+    except cases.FixtureError as error:
+        raise click.ClickException(str(error)) from None
     failed = 0
-    selected = _cases(paths)
     for path in selected:
         try:
             case = cases.load_case(path)

@@ -42,7 +42,7 @@ def uninstall(
       sudo ccbridge uninstall --managed
     """
     if managed:
-        return run_managed(False, managed_dir, dry_run)
+        return run_managed(managed_dir, install=False, dry_run=dry_run)
     if host != "claude-code":
         from bridge.commands import agents
 

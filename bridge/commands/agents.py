@@ -17,7 +17,7 @@ import json
 import shlex
 import subprocess
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ class Agent:
     program: str  # the agent's command
     events: tuple[str, ...]  # the agent's events ccbridge is registered for (pre-tool first)
     timeout: int  # in the agent's unit
+    _: KW_ONLY
     moves_hooks: bool  # its hooks are CC's shape: they move into ccbridge's config
     probe: dict[str, Any]  # a harmless pre-tool event of this agent, for doctor
 
@@ -43,8 +44,8 @@ AGENTS = {
         "codex",
         ("PreToolUse", "PostToolUse"),
         AGENT_TIMEOUT_S,
-        True,
-        {
+        moves_hooks=True,
+        probe={
             "session_id": "ccbridge-doctor",
             "turn_id": "ccbridge-doctor",
             "hook_event_name": "PreToolUse",
@@ -58,8 +59,8 @@ AGENTS = {
         "gemini",
         ("BeforeTool", "AfterTool"),
         AGENT_TIMEOUT_S * 1000,  # Gemini CLI's hook timeouts are milliseconds
-        False,
-        {
+        moves_hooks=False,
+        probe={
             "session_id": "ccbridge-doctor",
             "hook_event_name": "BeforeTool",
             "tool_name": "run_shell_command",

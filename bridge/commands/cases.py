@@ -40,7 +40,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -418,3 +418,51 @@ def write_skeleton(directory: Path, event_name: str) -> list[Path]:
         json.dumps(Expected(None, 0).to_json(), indent=2) + "\n", encoding="utf-8"
     )
     return written
+
+
+def init(event_name: str, target: Path | None = None) -> tuple[Path, list[Path]]:
+    """`ccbridge test --init`: a case skeleton in `target` (default ./<event>-case), and the
+    files written; a target that cannot be written is a FixtureError naming why."""
+    directory = target if target is not None else Path(f"{event_name.lower()}-case")
+    try:
+        return directory, write_skeleton(directory, event_name)
+    except OSError as error:
+        raise FixtureError(str(error)) from None
+
+
+def project_root(env: Mapping[str, str]) -> Path:
+    """$CLAUDE_PROJECT_DIR, else the nearest directory from here up that holds a `.git` or a
+    `.claude` (the home directory's own `.claude` is the user's, not a project): never a walk
+    of whatever tree the command happens to run in. In no project, a FixtureError."""
+    if env.get("CLAUDE_PROJECT_DIR"):
+        return Path(env["CLAUDE_PROJECT_DIR"]).resolve()
+    here = Path.cwd().resolve()
+    home = Path(env.get("HOME") or Path.home()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists() or (folder != home and (folder / ".claude").is_dir()):
+            return folder
+    raise FixtureError(
+        f"{here} is in no project (no .git or .claude here or above), so there is no project "
+        "to search for cases: name the cases or their directory, e.g. `ccbridge test tests/hooks`"
+    )
+
+
+def select(paths: Sequence[Path], project: Callable[[], Path]) -> list[Path]:
+    """The cases `ccbridge test` runs: those under `paths`, or without paths every case of the
+    project (`project()`, asked only then); finding none is a FixtureError that says what a
+    case is."""
+    if not paths:  # every case of the project, wherever `--init` put it
+        root = project()
+        found = discover_project(root)
+        if not found:
+            raise FixtureError(
+                f"no cases (directories with an event.json and an expected.json) in {root}; "
+                "write one with `ccbridge test --init EVENT DIR`"
+            )
+        return found
+    found = discover(paths)
+    if not found:
+        raise FixtureError(
+            "no cases (directories with an event.json) under " + ", ".join(map(str, paths))
+        )
+    return found

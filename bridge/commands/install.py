@@ -25,7 +25,7 @@ import re
 import shlex
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -517,6 +517,7 @@ class Backup:
     settings_installed: str | None  # sha256 of what install wrote
     config_installed: str | None
     moved: dict[str, list[Any]]
+    _: KW_ONLY
     exact: bool  # the originals are still the whole truth: no edits between two installs
     config_edited: bool = False  # the user edited the config between two installs: keep it
     wall: dict[str, Any] = field(default_factory=dict)  # what install added for the sandbox
@@ -545,9 +546,9 @@ class Backup:
             data["settings_installed"],
             data["config_installed"],
             dict(data["moved"]),
-            bool(data["exact"]),
-            bool(data.get("config_edited", False)),
-            dict(data.get("wall") or {}),
+            exact=bool(data["exact"]),
+            config_edited=bool(data.get("config_edited", False)),
+            wall=dict(data.get("wall") or {}),
         )
 
 
@@ -617,7 +618,7 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
             plan.config_before,
             *installed,
             {k: list(v) for k, v in plan.moved.items()},
-            True,
+            exact=True,
             wall=dict(plan.wall),
         )
     config_untouched = previous.config_installed == _sha(plan.config_before)
@@ -636,9 +637,9 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
         previous.config_original,
         *installed,
         moved,
-        previous.exact and untouched,
-        previous.config_edited or not config_untouched,
-        _merged_wall(previous.wall, plan.wall),
+        exact=previous.exact and untouched,
+        config_edited=previous.config_edited or not config_untouched,
+        wall=_merged_wall(previous.wall, plan.wall),
     )
 
 

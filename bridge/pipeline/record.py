@@ -6,11 +6,13 @@ millisecond per frozen class, plus importing `inspect`), and one hook call defin
 value classes. A record is made once, by its metaclass, from methods every record shares: the
 fields are read from the annotations and the class is created with its `__slots__`, its defaults
 and its methods in one go (a decorator would have to make a slotted class twice). It behaves as
-the dataclass would: `__init__` with defaults and `default_factory`, `__post_init__`,
-`__repr__`, `__eq__`, `__hash__` when frozen (unhashable when mutable), frozenness
-(`dataclasses.FrozenInstanceError`), `__slots__`, `__match_args__`, pickling and copying.
-`dataclasses.fields`, `replace`, `asdict` and `is_dataclass` work on records too:
-`__dataclass_fields__` is built, importing `dataclasses`, the first time something asks for it.
+the dataclass would for what ccbridge's values use: `__init__` with defaults and
+`default_factory`, `__repr__`, `__eq__`, `__hash__` when frozen (unhashable when mutable),
+frozenness (`dataclasses.FrozenInstanceError`), `__slots__`, `__match_args__`, and `replace`.
+Nothing pickles or copies a record and nothing hands one to `dataclasses` (a record turns itself
+into plain values where it must, as `HookSpec.to_json` does), so records have no pickling state
+and no `__dataclass_fields__`; nor `__post_init__`, which no record needs (defining one is an
+error rather than a method never called).
 
 Unlike dataclasses, every subclass of a record is a record, and takes its parent's `frozen` and
 `slots` unless it says otherwise (as `msgspec.Struct` and pydantic models do).
@@ -102,28 +104,6 @@ def _frozen_error(message: str) -> AttributeError:
     return FrozenInstanceError(message)
 
 
-class _DataclassFields:
-    """`__dataclass_fields__`, built on first use so that defining a record never imports
-    `dataclasses`; afterwards the class holds the plain dict."""
-
-    def __get__(self, instance: object, owner: type) -> dict[str, Any]:
-        if "__record__" in owner.__dict__:  # `Record` itself keeps the descriptor for all
-            return {}
-        import dataclasses
-
-        built = {}
-        for name, annotation, default, factory in owner.__record_fields__:  # type: ignore[attr-defined]
-            made: Any = dataclasses.field(
-                default=dataclasses.MISSING if default is MISSING else default,
-                default_factory=factory or dataclasses.MISSING,
-            )
-            made.name, made.type, made.kw_only = name, annotation, False
-            made._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
-            built[name] = made
-        type.__setattr__(owner, "__dataclass_fields__", built)
-        return built
-
-
 @dataclass_transform(field_specifiers=(field,))
 class RecordMeta(type):
     """Makes a record class: its fields, slots, defaults and methods, in one class creation."""
@@ -162,6 +142,8 @@ def _made(
                 f"cannot inherit {'' if frozen else 'non-'}frozen record {name} from a "
                 f"{'non-' if frozen else ''}frozen one"
             )
+    if "__post_init__" in namespace:
+        raise TypeError(f"record {name} defines __post_init__, which records do not call")
     frozen = bool(parent.frozen) if frozen is None else frozen
     slots = parent.slots if slots is None else slots
     fields = _declared(parent.fields, namespace)
@@ -188,8 +170,6 @@ def _made(
             namespace["__slots__"] = tuple([n for n in names if n not in parent.slot_names])
         for field_name in names:  # a default is kept with its field: no class attribute
             namespace.pop(field_name, None)
-        if frozen:
-            namespace["__getstate__"], namespace["__setstate__"] = _getstate, _setstate
     else:
         for field_name, _annotation, default, _factory in fields:
             if type(namespace.get(field_name)) is Field:  # as dataclasses: the default
@@ -197,33 +177,32 @@ def _made(
                     del namespace[field_name]
                 else:
                     namespace[field_name] = default
-    # The shared methods read these: the names and whether to call __post_init__ are worked out
-    # once per class here, not on every instance.
+    # The shared methods read these: the names and frozenness are worked out once per class
+    # here, not on every instance.
     namespace["__record_fields__"] = fields
     namespace["__record_names__"] = names
     namespace["__record_frozen__"], namespace["__record_slotted__"] = frozen, slots
-    namespace["__record_post_init__"] = parent.post_init or "__post_init__" in namespace
     return type.__new__(mcls, name, bases, namespace)
 
 
 class _Inherited:
     """What a record takes from its bases."""
 
-    __slots__ = ("fields", "frozen", "post_init", "slot_names", "slots")
+    __slots__ = ("fields", "frozen", "slot_names", "slots")
 
     def __init__(
         self,
         fields: tuple[FieldSpec, ...],
         frozen: bool | None,  # None: no record base says
+        *,
         slots: bool,
         slot_names: frozenset[str],
-        post_init: bool,
     ) -> None:
         self.fields, self.frozen, self.slots = fields, frozen, slots
-        self.slot_names, self.post_init = slot_names, post_init
+        self.slot_names = slot_names
 
 
-_NOTHING_INHERITED = _Inherited((), None, False, frozenset(), False)
+_NOTHING_INHERITED = _Inherited((), None, slots=False, slot_names=frozenset())
 
 
 def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
@@ -245,9 +224,8 @@ def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
         for klass in base.__mro__
         for slot in klass.__dict__.get("__slots__", ())
     )
-    post_init = any(hasattr(base, "__post_init__") for base in bases)
     said = frozen.pop() if frozen else None
-    return _Inherited(tuple(fields.values()), said, slots, slot_names, post_init)
+    return _Inherited(tuple(fields.values()), said, slots=slots, slot_names=slot_names)
 
 
 def _init(self: Any, *args: Any, **kwargs: Any) -> None:
@@ -260,8 +238,6 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
             set_field(self, name, value)
     else:
         _bind(self, cls, set_field, args, kwargs)
-    if cls.__record_post_init__:
-        self.__post_init__()
 
 
 def _bind(
@@ -327,15 +303,6 @@ def _delattr(self: Any, name: str) -> None:
     raise _frozen_error(f"cannot delete field {name!r}")
 
 
-def _getstate(self: Any) -> list[Any]:
-    return list(_values(self))
-
-
-def _setstate(self: Any, state: list[Any]) -> None:
-    for name, value in zip(type(self).__record_names__, state, strict=True):
-        object.__setattr__(self, name, value)
-
-
 class Record(metaclass=RecordMeta):
     """The base of every record: `class Point(Record, frozen=True, slots=True)`."""
 
@@ -345,7 +312,6 @@ class Record(metaclass=RecordMeta):
     __record_names__: ClassVar[tuple[str, ...]] = ()
     __record_frozen__: ClassVar[bool] = False
     __record_slotted__: ClassVar[bool] = False
-    __dataclass_fields__: ClassVar[Any] = _DataclassFields()
 
 
 def replace(obj: T, /, **changes: Any) -> T:

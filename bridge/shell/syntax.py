@@ -715,7 +715,7 @@ def _redirect(op: str, fd: str, target: _Word, body: str | None) -> Redirect:
         return Redirect(op, target.text, fd, body)
     fields = _fields(target)
     if len(fields) != 1:  # bash refuses it ("ambiguous redirect"); say we cannot tell
-        return Redirect(op, target.text, fd, body, True)
+        return Redirect(op, target.text, fd, body, dynamic=True)
     return Redirect(op, fields[0][0], fd, body, fields[0][1])
 
 

@@ -41,9 +41,9 @@ class HookSpec(Record, frozen=True, slots=True):
         return (self.type, self.command, self.args, self.shell, self.if_rule)
 
     def to_json(self) -> dict[str, Any]:
-        from dataclasses import asdict  # only when compiling a config, off the hot path
-
-        return asdict(self)
+        """The fields as plain values (JSON gives `args` back as a list; `from_json` makes it a
+        tuple again)."""
+        return {name: getattr(self, name) for name in self.__record_names__}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> HookSpec:

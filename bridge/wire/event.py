@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 # A Write of a large file is normal; anything past this is refused, never truncated.
 MAX_EVENT_BYTES = 16 * 1024 * 1024
 # JSON nested deeper than this is refused: the pipeline and the audit walk it recursively
-# (orjson writes at most 255 levels), and no real tool input comes near it.
+# and no real tool input comes near it.
 MAX_DEPTH = 200
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})

