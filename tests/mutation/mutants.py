@@ -83,8 +83,8 @@ MUTANTS = (
     Mutant(
         "reinstall-forgets-a-config-edit",
         "bridge/commands/install.py",
-        "        previous.config_edited or not config_untouched,\n",
-        "        previous.config_edited,\n",
+        "config_edited=previous.config_edited or not config_untouched,\n",
+        "config_edited=previous.config_edited,\n",
         ("tests/cli/test_reinstall.py",),
         "uninstall keeps a ccbridge.yaml edited before a reinstall",
     ),
