@@ -88,10 +88,12 @@ def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledCo
     """The compiled config with its protection level (off the hot path: a cache miss)."""
     if around is None:
         return compiled
-    from bridge.wall import judge
+    from bridge.wall import hook_scripts, judge
 
     level, _missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
-    return replace(compiled, protection=level)  # what is missing: explain and doctor judge again
+    scripts = tuple(hook_scripts(compiled.hooks, around.env, around.project))
+    # What is missing: explain and doctor judge again.
+    return replace(compiled, protection=level, hook_scripts=scripts)
 
 
 def _cache_file(
