@@ -4,13 +4,12 @@ configuration where the command runs: only for a subcommand git does not ship.""
 from __future__ import annotations
 
 import os
-import subprocess
+
+from bridge.guards.git_query import ask_git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
-
-TIMEOUT = 2.0
 
 
 def configured_alias(name: str, cwd: str, options: Sequence[str]) -> str | None:
@@ -22,19 +21,8 @@ def configured_alias(name: str, cwd: str, options: Sequence[str]) -> str | None:
             where = os.path.join(where, options[k + 1])
     if not os.path.isdir(where) or "/" in name or not name:
         return None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    try:
-        done = subprocess.run(
-            ["git", "config", "--get", f"alias.{name}"],
-            cwd=where,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
+    done = ask_git(where, ["config", "--get", f"alias.{name}"])
+    if done is None:
         return None
     value = done.stdout.strip()
     return value if done.returncode == 0 and value else None

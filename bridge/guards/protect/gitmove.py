@@ -10,7 +10,8 @@ is a question; a target git cannot read, a timeout or any other failure is a cha
 from __future__ import annotations
 
 import os
-import subprocess
+
+from bridge.guards.git_query import ask_git
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
 CHANGES, SAME, UNKNOWN = "changes", "same", "unknown"
 # The tracked files that count (the marks bridge.guards.protect.writes looks for in the index).
 PATHSPECS = (":(glob)**/.claude/settings*", ":(glob)**/.claude/ccbridge*", ":(glob)**/ccbridge/**")
-TIMEOUT = 2.0
-_SAFE = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null")
 
 
 def moves(top: str, git_dir: str | None, verb: str, words: Sequence[str]) -> str:
@@ -88,7 +87,7 @@ def _remote(top: str, git_dir: str | None, verb: str, operands: Sequence[str]) -
         return True  # `@{upstream}`
     if any(o == "FETCH_HEAD" or "@{u" in o for o in operands):
         return True
-    listed = _run(top, git_dir, ["remote"])
+    listed = ask_git(top, ["remote"], git_dir)
     remotes = set(listed.stdout.split()) if listed is not None else set()
     return any(o.split("/", 1)[0] in remotes for o in operands if "/" in o)
 
@@ -134,37 +133,18 @@ def _same_tree(top: str, git_dir: str | None, a: str, b: str) -> str:
 
 def _a_path(top: str, git_dir: str | None, word: str) -> bool:
     """A word git takes as a pathspec, not a commit: no such revision, and a file by that name."""
-    done = _run(top, git_dir, ["rev-parse", "--verify", "-q", f"{word}^{{commit}}"])
+    done = ask_git(top, ["rev-parse", "--verify", "-q", f"{word}^{{commit}}"], git_dir)
     return done is not None and done.returncode == 1 and os.path.lexists(os.path.join(top, word))
 
 
 def _no_commits(top: str, git_dir: str | None, spec: str) -> str:
     args = ["rev-list", "-n1", spec, "--", *PATHSPECS]
-    done = _run(top, git_dir, args)
+    done = ask_git(top, args, git_dir)
     if done is None or done.returncode != 0:
         return CHANGES
     return SAME if not done.stdout.strip() else CHANGES
 
 
 def _git(top: str, git_dir: str | None, args: list[str]) -> int:
-    done = _run(top, git_dir, args)
+    done = ask_git(top, args, git_dir)
     return 2 if done is None else done.returncode
-
-
-def _run(top: str, git_dir: str | None, args: list[str]) -> subprocess.CompletedProcess[str] | None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    if git_dir is not None:
-        env["GIT_DIR"] = git_dir
-    try:
-        return subprocess.run(
-            ["git", *_SAFE, *args],
-            cwd=top,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
