@@ -55,7 +55,7 @@ def judged(tmp_path: Path, project: Path, tool: str, tool_input: dict[str, str])
     )
     if done.returncode == 2:
         reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
-        assert reason.startswith("[self-protection] ") and "hooks/check.sh" in reason
+        assert reason.startswith("[self-protection] ") and "/hooks" in reason
     return done.returncode
 
 
@@ -79,8 +79,8 @@ def test_a_sub_hooks_script_is_kept_from_the_file_tools_and_bash(
     assert judged(tmp_path, project, "Bash", {"command": "sed -i s/0/1/ hooks/check.sh"}) == 2
 
 
-def test_reading_the_script_and_writing_beside_it_pass(tmp_path: Path) -> None:
+def test_reading_the_script_and_writing_elsewhere_in_the_project_pass(tmp_path: Path) -> None:
     project = project_with_hook(tmp_path, "${CLAUDE_PROJECT_DIR}/hooks/check.sh")
     assert judged(tmp_path, project, "Bash", {"command": "cat hooks/check.sh"}) == 0
-    other = str(project / "hooks" / "other.sh")
+    other = str(project / "src" / "other.sh")
     assert judged(tmp_path, project, "Write", {"file_path": other, "content": "x"}) == 0
