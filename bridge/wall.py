@@ -217,14 +217,13 @@ def hook_code(
 
 def _runs_of(spec: Any, env: Mapping[str, str]) -> Any:
     from bridge.shell.hookcode import argv_runs, runs
-    from bridge.shell.variables import put_in
     from bridge.subhooks.runner import substitute
 
     command = substitute(spec.command or "", env)
     if spec.args is not None:
         return argv_runs((command, *(substitute(arg, env) for arg in spec.args)))
     known = {n: env[n] for n in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT") if n in env}
-    return runs(put_in(command, known))
+    return runs(command, known)
 
 
 def _at_home(word: str, home: str) -> str:

@@ -234,3 +234,144 @@ def test_the_modules_beside_a_hook_script_are_kept_or_named(tmp_path: Path) -> N
     keep = wall.protected(env, project, hooks)
     named = [gap for gap in wall.hook_gaps(hooks, env, project) if "beside" in gap]
     assert f"{project}/hooks" in keep.write or named
+
+
+def code_world(tmp_path: Path) -> tuple[dict[str, str], str]:
+    """A home and a project with hook scripts of several kinds in place."""
+    home, project = tmp_path / "h", tmp_path / "p"
+    files = {
+        "p/hooks/guard.py": "import json\n",
+        "p/hooks/check.sh": "#!/bin/sh\nexit 0\n",
+        "p/hooks/run": "#!/usr/bin/env python3\nimport json\n",
+        "p/hooks/hook.js": "require('fs')\n",
+        "p/root_guard.py": "import json, helper as h\nfrom yaml import safe_load\n",
+        "h/.claude/hooks/user.py": "import json\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return {**ENV, "HOME": str(home)}, str(project)
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "tree"),
+    [
+        ("python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py", None, "p/hooks"),
+        ("python3.12 -u -W ignore ${CLAUDE_PROJECT_DIR}/hooks/guard.py --strict", None, "p/hooks"),
+        ('"$CLAUDE_PROJECT_DIR"/hooks/check.sh', None, "p/hooks"),
+        ("bash -e ${CLAUDE_PROJECT_DIR}/hooks/check.sh", None, "p/hooks"),
+        ("env X=1 timeout 5 sh ${CLAUDE_PROJECT_DIR}/hooks/check.sh", None, "p/hooks"),
+        ("${CLAUDE_PROJECT_DIR}/hooks/run", None, "p/hooks"),  # a `#!` script run directly
+        ("node --require r ${CLAUDE_PROJECT_DIR}/hooks/hook.js", None, "p/hooks"),
+        ("uv run ${CLAUDE_PROJECT_DIR}/hooks/guard.py", None, "p/hooks"),  # by its suffix
+        ("cat | python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py", None, "p/hooks"),
+        ("python3 ~/.claude/hooks/user.py", None, "h/.claude/hooks"),
+        ("python3", ("{tmp}/p/hooks/guard.py",), "p/hooks"),
+        ("{tmp}/p/hooks/check.sh", ("--strict",), "p/hooks"),
+    ],
+)
+def test_the_directory_a_hook_script_loads_from_is_walled(
+    tmp_path: Path, command: str, args: tuple[str, ...] | None, tree: str
+) -> None:
+    env, project = code_world(tmp_path)
+    args = None if args is None else tuple(a.replace("{tmp}", str(tmp_path)) for a in args)
+    command = command.replace("{tmp}", str(tmp_path))
+    hooks = {"PreToolUse": (spec(command, args),)}
+    keep = wall.protected(env, project, hooks)
+    kept = str(tmp_path / tree)
+    assert kept in keep.write and kept in keep.trees
+    assert f"Edit(/{kept}/**)" in wall.additions(keep, env)["deny"]
+    assert list(wall.hook_gaps(hooks, env, project)) == []
+    assert judged_with(tmp_path, command, args) == []
+
+
+def test_a_script_in_the_project_s_own_directory_keeps_what_it_imports_and_is_named(
+    tmp_path: Path,
+) -> None:
+    # Keeping the project's directory would forbid every edit: the gap is named instead, and
+    # the module files its imports would find beside it are kept.
+    env, project = code_world(tmp_path)
+    hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/root_guard.py"),)}
+    keep = wall.protected(env, project, hooks)
+    assert project not in keep.write
+    for module in ("json", "helper", "yaml"):
+        assert f"{project}/{module}.py" in keep.write and f"{project}/{module}" in keep.trees
+        assert f"{project}/{module}.pyc" in keep.write
+    assert f"{project}/other.py" not in keep.write
+    (gap,) = wall.hook_gaps(hooks, env, project)
+    assert "root_guard.py" in gap and "beside it" in gap and "directory of its own" in gap
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("python3 -m hookpkg", "current directory on its module path"),
+        ("python3 -c 'import hookpkg'", "current directory on its module path"),
+        ("node -e \"require('./x')\"", "current directory on its module path"),
+        ("python3 ${CLAUDE_PROJECT_DIR}/hooks/*.py", "a pattern"),
+        ("${CLAUDE_PROJECT_DIR}/.venv/bin/python ${CLAUDE_PROJECT_DIR}/hooks/guard.py", "venv"),
+        ("python3 ~/guard.py", "the home directory"),
+        ("python3 'unclosed", "cannot be read"),
+    ],
+)
+def test_hook_code_the_wall_cannot_keep_is_named(tmp_path: Path, command: str, said: str) -> None:
+    env, project = code_world(tmp_path)
+    hooks = {"PreToolUse": (spec(command),)}
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert any(said in gap.replace("virtual environment", "venv") for gap in gaps), gaps
+
+
+def test_safe_path_python_code_and_system_scripts_name_nothing(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    for command in ("python3 -I -c 'import json'", "python3 -P -m json.tool", "/usr/bin/true"):
+        hooks = {"PreToolUse": (spec(command),)}
+        assert list(wall.hook_gaps(hooks, env, project)) == [], command
+        assert wall.hook_trees(hooks, env, project) == [], command
+
+
+def test_what_a_shell_hook_sources_is_kept_or_named(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    script = Path(project) / "tools" / "hook.sh"
+    script.parent.mkdir()
+    script.write_text(
+        "#!/bin/bash\n"
+        '. "$(dirname "$0")/lib.sh"\n'  # beside it: in the kept directory
+        'source "${0%/*}/../lib/common.sh"\n'  # outside it: kept by name
+        'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+        'if true; then source "$DIR/../shared/env.sh"; fi\n'
+        'source "$CLAUDE_PROJECT_DIR/conf/vars.sh"\n'
+        "source ./local.sh\n"  # from the current directory: named
+        'source "$OTHER/x.sh"\n'  # only known when it runs: named
+    )
+    hooks = {"PreToolUse": (spec('"$CLAUDE_PROJECT_DIR"/tools/hook.sh'),)}
+    kept = wall.hook_scripts(hooks, env, project)
+    for name in ("tools", "lib/common.sh", "shared/env.sh", "conf/vars.sh"):
+        assert f"{project}/{name}" in kept, name
+    assert f"{project}/tools/lib.sh" not in kept  # (inside the kept directory)
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert len(gaps) == 2 and "'./local.sh' from the current directory" in gaps[0]
+    assert "'$OTHER/x.sh', a path only known when it runs" in gaps[1]
+
+
+def test_what_a_node_hook_requires_is_kept_or_named(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    (Path(project) / "js").mkdir()
+    (Path(project) / "js" / "hook.mjs").write_text(
+        "import fs from 'node:fs';\nimport { x } from '../shared/util.js';\n"
+        "const path = require('path');\nconst _ = require('lodash');\n"
+        "export const name = 'not-a-module';\n"
+    )
+    hooks = {"PreToolUse": (spec("node ${CLAUDE_PROJECT_DIR}/js/hook.mjs"),)}
+    kept = wall.hook_scripts(hooks, env, project)
+    assert f"{project}/js" in kept and f"{project}/shared/util.js" in kept
+    (gap,) = wall.hook_gaps(hooks, env, project)
+    assert "'lodash'" in gap and "node_modules" in gap and "not-a-module" not in gap
+
+
+def test_a_symlinked_hook_script_keeps_the_directory_it_points_into(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    (Path(project) / ".claude" / "hooks").mkdir(parents=True)
+    (Path(project) / ".claude" / "hooks" / "g.py").symlink_to(Path(project) / "hooks" / "guard.py")
+    hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/.claude/hooks/g.py"),)}
+    trees = wall.hook_trees(hooks, env, project)
+    assert trees == [f"{project}/.claude/hooks", f"{project}/hooks"]

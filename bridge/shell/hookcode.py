@@ -16,13 +16,23 @@ Off the hot path: bridge.wall reads hook commands when a config is compiled.
 
 from __future__ import annotations
 
+import itertools
 import os
 import posixpath
 import re
+from collections.abc import Mapping
 from typing import Literal
 
 from bridge.pipeline.record import Record
-from bridge.shell.syntax import SHELLS, Unparseable, interpreter, parse, program
+from bridge.shell.syntax import (
+    SHELLS,
+    STDIN_FILES,
+    Unparseable,
+    interpreter,
+    parse,
+    skip_options,
+)
+from bridge.shell.variables import put_in
 
 # Suffixes that make a word a script whoever runs it, with the language that loads code.
 SUFFIXES = {
@@ -51,19 +61,27 @@ class Run(Record, frozen=True, slots=True):
     dynamic: bool = False  # only known when the command runs (`$X/x.sh`, a glob)
 
 
-def runs(command: str) -> list[Run] | Unparseable:
-    """The words of a shell command line that name what it runs (see the module's text)."""
-    script = parse(command)
+def runs(command: str, known: Mapping[str, str] | None = None) -> list[Run] | Unparseable:
+    """The words of a shell command line that name what it runs (see the module's text), with
+    the `known` variables put in as bash expands them (in `sh -c` strings too: the hook's
+    environment holds them)."""
+    script = parse(put_in(command, dict(known)) if known else command)
     if isinstance(script, Unparseable):
         return script
     found: list[Run] = []
-    for simple in script.commands():
-        found += _argv_runs(simple.argv, simple.dynamic)
-        found += [
-            Run(r.target, "operand", dynamic=r.dynamic)
-            for r in simple.redirects
-            if r.writes or r.op == "<"
-        ]
+    for pipeline in script.pipelines:
+        for simple in pipeline.commands:
+            found += _argv_runs(simple.argv, simple.dynamic)
+            found += [
+                Run(r.target, "operand", dynamic=r.dynamic)
+                for r in simple.redirects
+                if r.writes or r.op == "<"
+            ]
+            for inner in simple.nested:
+                more = runs(inner.source, known)
+                if isinstance(more, Unparseable):
+                    return more
+                found += more
     return found
 
 
@@ -96,18 +114,58 @@ def _argv_runs(argv: tuple[str, ...], dynamic: frozenset[int]) -> list[Run]:
 
 def _interpreted(argv: tuple[str, ...], dynamic: frozenset[int], language: str) -> list[Run]:
     found = [Run(argv[0], "interpreter")] if "/" in argv[0] else []
-    given = program(argv)
-    if given is None:  # `bash -n x.sh` reads and runs nothing
+    kind, at = _program(argv, language)
+    if kind == "none":  # `bash -n x.sh` reads and runs nothing
         return found
-    if given.kind == "file":
-        at = argv.index(given.text)
-        found.append(Run(given.text, "script", language, at in dynamic))
+    if kind == "file":
+        found.append(Run(argv[at], "script", language, at in dynamic))
         found += [Run(w, "operand", dynamic=k in dynamic) for k, w in enumerate(argv) if k > at]
         return found
-    options = "".join(w[1:] for w in argv[1:] if w[:1] == "-" and w[1:2] != "-")
+    options = "".join(w[1:] for w in argv[1:at] if w[:1] == "-" and w[1:2] != "-")
     if language in CWD_LOADERS and not (language == "python" and _PYTHON_SAFE_PATH & set(options)):
-        found.append(Run(given.text, "cwd", language))
+        found.append(Run(argv[at] if at < len(argv) else "", "cwd", language))
     return found
+
+
+# Per interpreter (bridge.shell.syntax.interpreter's names): the options that take a value,
+# and the letters that hand over the program as text (or, Python's `m`, a module). Each has
+# its own: Python's `-O` takes none, bash's `-O extglob` does.
+_WITH_VALUE = {
+    "python": frozenset({"-W", "-X", "--check-hash-based-pycs"}),
+    "node": frozenset({"-r", "--require", "--import", "--loader", "--experimental-loader", "-C"})
+    | frozenset({"--conditions", "--input-type", "--title", "--env-file", "--watch-path"}),
+    "perl": frozenset(),
+    "ruby": frozenset({"-I", "-r", "-C", "-E", "--encoding"}),
+    "php": frozenset({"-c", "-d", "-z"}),
+    "lua": frozenset({"-l"}),
+    **dict.fromkeys(SHELLS, frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})),
+}
+_TEXT_LETTERS = {
+    "python": "cm", "perl": "eE", "ruby": "e", "node": "ep", "php": "r", "lua": "e",
+    **dict.fromkeys(SHELLS, "c"),
+}  # fmt: skip
+_TEXT_OPTIONS = frozenset({"--eval", "--print", "--command"})
+
+
+def _program(argv: tuple[str, ...], language: str) -> tuple[Literal["file", "text", "none"], int]:
+    """Whether the interpreter runs a file (and its index in argv), code given as text or on
+    the standard input (the index of the text), or nothing."""
+    at = skip_options(argv, 1, _WITH_VALUE[language])
+    letters = _TEXT_LETTERS[language]
+    for option in argv[1:at]:
+        if option in _TEXT_OPTIONS or option.split("=")[0] in _TEXT_OPTIONS:
+            return "text", at
+        if option[:1] != "-" or option[1:2] == "-":
+            continue
+        if language in SHELLS and ("n" in option[1:] or "s" in option[1:]):
+            return ("none" if "n" in option[1:] else "text"), at
+        if any(letter in letters for letter in option[1:]):
+            return "text", at
+    if any(pair == ("-o", "noexec") for pair in itertools.pairwise(argv[:at])):
+        return "none", at
+    if at < len(argv) and argv[at] != "-" and argv[at] not in STDIN_FILES:
+        return "file", at
+    return "text", at
 
 
 def _language_of(word: str) -> str | None:

@@ -32,10 +32,10 @@ REFUSED = [
     "cat evil.py > {project}/hooks/json.py",
     "cat > hooks/json.py <<'EOF'\nimport os\nEOF",
     "cp evil.py hooks/json.py",
-    "cp evil.py hooks/",
+    "cp evil.py hooks/lib/",  # a package directory beside the script: kept with it
     "cp -r evilpkg hooks/json",
     "install -m 644 evil.py hooks/json.py",
-    "rsync evil.py hooks/",
+    "rsync evil.py hooks/lib/",
     "dd if=evil.py of=hooks/json.py",
     "tee hooks/json.py < evil.py",
     "echo x | tee -a hooks/helper.py",
@@ -44,8 +44,8 @@ REFUSED = [
     "sed -i 's/a/b/' hooks/helper.py",
     "perl -pi -e 's/a/b/' hooks/helper.py",
     "mv evil.py hooks/json.py",
-    "mv evil.py hooks",
-    "mv -t hooks evil.py",
+    "mv evil.py hooks/lib",
+    "mv -t hooks/lib evil.py",
     "ln -s /tmp/evil.py hooks/json.py",
     "ln -sf evil.py hooks/helper.py",
     "touch hooks/json.py",
@@ -55,11 +55,11 @@ REFUSED = [
     "cd hooks; cp ../evil.py json.py",
     "cd src && echo x > ../hooks/json.py",
     "echo x > ./src/../hooks/json.py",
-    "tar -xf evil.tar -C hooks",
-    "find hooks -name '*.py' -exec sed -i s/a/b/ {{}} +",
+    "tar -xf evil.tar -C hooks/lib",
+    "find hooks/lib -name '*.py' -exec sed -i s/a/b/ {{}} +",
     "bash -c 'echo x > hooks/json.py'",
     "echo x > {home}/.claude/hooks/json.py",
-    "cp evil.py ~/.claude/hooks/",
+    "cp evil.py ~/.claude/hooks/lib/",
     "echo 'x = 1' > rootlib.py",  # imported by the script in the project's own directory
     "mkdir rootlib && echo x > rootlib/__init__.py",
     "echo x > tools/other.sh",
@@ -90,6 +90,7 @@ def world(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     files = {
         project / "hooks" / "guard.py": "import json\nimport helper\n",
         project / "hooks" / "helper.py": "X = 1\n",
+        project / "hooks" / "lib" / "__init__.py": "",
         project / "root_guard.py": "import json\nimport rootlib\n",
         project / "tools" / "hook.sh": '#!/bin/sh\n. "$(dirname "$0")/../lib/common.sh"\n',
         project / "lib" / "common.sh": "true\n",
@@ -97,6 +98,7 @@ def world(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
         project / "shared" / "util.js": "module.exports = 0;\n",
         project / "src" / "app.py": "",
         home / ".claude" / "hooks" / "user_guard.py": "import json\n",
+        home / ".claude" / "hooks" / "lib" / "__init__.py": "",
     }
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -127,7 +129,7 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
 
 def judged(place: tuple[Path, Path, dict[str, str]], tool: str, tool_input: object) -> str | None:
     """The self-protection reason `ccbridge run` denies the call with, or None if it passes."""
-    home, project, env = place
+    _home, project, env = place
     event = {
         "session_id": "s",
         "cwd": str(project),
