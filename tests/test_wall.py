@@ -340,17 +340,22 @@ def test_what_a_shell_hook_sources_is_kept_or_named(tmp_path: Path) -> None:
         'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
         'if true; then source "$DIR/../shared/env.sh"; fi\n'
         'source "$CLAUDE_PROJECT_DIR/conf/vars.sh"\n'
+        '. "${BASH_SOURCE[0]%/*}/../more/a.sh"; source $HOME/.hookrc\n'
+        f"source {project}/abs/b.sh\n"
         "source ./local.sh\n"  # from the current directory: named
+        ". lib.sh\n"  # (searched on PATH, then in the current directory): named
         'source "$OTHER/x.sh"\n'  # only known when it runs: named
     )
     hooks = {"PreToolUse": (spec('"$CLAUDE_PROJECT_DIR"/tools/hook.sh'),)}
     kept = wall.hook_scripts(hooks, env, project)
-    for name in ("tools", "lib/common.sh", "shared/env.sh", "conf/vars.sh"):
+    for name in ("tools", "lib/common.sh", "shared/env.sh", "conf/vars.sh", "more/a.sh"):
         assert f"{project}/{name}" in kept, name
+    assert f"{env['HOME']}/.hookrc" in kept and f"{project}/abs/b.sh" in kept
     assert f"{project}/tools/lib.sh" not in kept  # (inside the kept directory)
     gaps = list(wall.hook_gaps(hooks, env, project))
-    assert len(gaps) == 2 and "'./local.sh' from the current directory" in gaps[0]
-    assert "'$OTHER/x.sh', a path only known when it runs" in gaps[1]
+    assert len(gaps) == 3 and "'./local.sh' from the current directory" in gaps[0]
+    assert "'lib.sh' from the current directory" in gaps[1]
+    assert "'$OTHER/x.sh', a path only known when it runs" in gaps[2]
 
 
 def test_what_a_node_hook_requires_is_kept_or_named(tmp_path: Path) -> None:
