@@ -380,3 +380,21 @@ def test_a_symlinked_hook_script_keeps_the_directory_it_points_into(tmp_path: Pa
     hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/.claude/hooks/g.py"),)}
     trees = wall.hook_trees(hooks, env, project)
     assert trees == [f"{project}/.claude/hooks", f"{project}/hooks"]
+
+
+def test_a_fifo_in_a_hook_script_s_place_is_named_not_waited_for(tmp_path: Path) -> None:
+    # Reading a FIFO waits for a writer: the compile (on a hook call's cache miss) would hang.
+    import os
+    import signal
+
+    env, project = code_world(tmp_path)
+    os.mkfifo(Path(project) / "hooks" / "fifo.sh")
+    hooks = {"PreToolUse": (spec("bash ${CLAUDE_PROJECT_DIR}/hooks/fifo.sh"),)}
+    signal.signal(signal.SIGALRM, signal.default_int_handler)
+    signal.alarm(10)
+    try:
+        gaps = list(wall.hook_gaps(hooks, env, project))
+    finally:
+        signal.alarm(0)
+    assert len(gaps) == 1 and "fifo.sh cannot be read (not a regular file" in gaps[0], gaps
+    assert f"{project}/hooks" in wall.hook_trees(hooks, env, project)

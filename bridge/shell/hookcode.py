@@ -20,14 +20,17 @@ import itertools
 import os
 import posixpath
 import re
+from collections import Counter
 from collections.abc import Mapping
 from typing import Literal
 
+from bridge.paths import read_regular
 from bridge.pipeline.record import Record
 from bridge.shell.syntax import (
     SHELLS,
     STDIN_FILES,
     Unparseable,
+    _is_assignment,
     interpreter,
     parse,
     skip_options,
@@ -71,6 +74,11 @@ def runs(command: str, known: Mapping[str, str] | None = None) -> list[Run] | Un
     found: list[Run] = []
     for pipeline in script.pipelines:
         for simple in pipeline.commands:
+            # A program named by path is run, whatever its name: bash runs `./hooks/time x`,
+            # which the reader takes for the `time` wrapper.
+            named = [w for w in simple.words if not _is_assignment(w)][:1]
+            if named and simple.argv[:1] != tuple(named) and "/" in named[0]:
+                found.append(Run(named[0], "script", _language_of(named[0])))
             found += _argv_runs(simple.argv, simple.dynamic)
             found += [
                 Run(r.target, "operand", dynamic=r.dynamic)
@@ -181,9 +189,8 @@ def language(path: str, given: str | None = None) -> str | None:
     if by_suffix is not None:
         return by_suffix
     try:
-        with open(path, "rb") as handle:
-            first = handle.readline(256)
-    except (OSError, ValueError):
+        first = read_regular(path, 256)[0].split(b"\n")[0]
+    except (OSError, ValueError):  # missing, a FIFO (never waited for), a NUL in the path
         return None
     if not first.startswith(b"#!"):
         return None
@@ -246,8 +253,7 @@ def loads(path: str, lang: str | None, project: str, home: str) -> list[Load] | 
     if lang is None:
         return []
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_SCRIPT_BYTES + 1)
+        data = read_regular(path, MAX_SCRIPT_BYTES + 1)[0]
     except FileNotFoundError:
         return []  # nothing there yet: the script itself is kept
     except OSError as error:
@@ -278,8 +284,10 @@ def _script_dir_put_in(text: str, here: str) -> str:
     if not _PLAIN_PATH.fullmatch(here):
         return text
     text = _SCRIPT_DIR.sub(lambda _m: here, text)
-    for name, value in _ASSIGNED.findall(text):
-        if len(re.findall(rf"^[ \t]*(?:\w+[ \t]+)?{name}=", text, re.MULTILINE)) != 1:
+    assigned = _ASSIGNED.findall(text)
+    times = Counter(name for name, _value in assigned)
+    for name, value in assigned:
+        if times[name] != 1:
             continue  # set more than once: which value a `source` sees is not known
         stripped = value.strip().strip('"')
         if stripped == here or _CD_PWD.fullmatch(stripped.replace(here, "HERE")):
