@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.shell.hookcode import Load, Run, argv_runs, language, loads, runs
 from bridge.shell import syntax
+from bridge.shell.hookcode import Load, Run, argv_runs, language, loads, runs
 from bridge.shell.syntax import SHELLS
 
 NAMES = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=8)
@@ -47,7 +47,7 @@ def test_the_script_is_told_apart_from_the_interpreter_its_options_and_arguments
 ) -> None:
     command, script, lang = case
     found = runs(command)
-    assert not isinstance(found, str) and isinstance(found, list)
+    assert isinstance(found, list)
     scripts = [run for run in found if run.role == "script"]
     assert [(run.word, run.dynamic) for run in scripts] == [(script, False)], found
     assert scripts[0].language in (SHELLS if lang == "bash" else {lang})
@@ -60,7 +60,7 @@ def test_a_program_named_by_path_is_a_script_and_its_words_are_its_arguments(
     directory: str, name: str
 ) -> None:
     found = runs(shlex.join([f"{directory}/{name}", "--flag", "data/x.json"]))
-    assert not isinstance(found, str) and found[0] == Run(f"{directory}/{name}", "script")
+    assert isinstance(found, list) and found[0] == Run(f"{directory}/{name}", "script")
     assert [run.word for run in found[1:]] == ["data/x.json"]  # (a wrapper's name: its command)
     if name not in syntax._UNWRAPPED:
         assert found[1] == Run("data/x.json", "operand")
@@ -73,9 +73,9 @@ def test_a_program_named_by_path_is_a_script_and_its_words_are_its_arguments(
 def test_the_code_of_a_nested_shell_has_the_known_variables_put_in() -> None:
     command = "sh -c 'exec python3 \"$CLAUDE_PROJECT_DIR/hooks/g.py\"'"
     found = runs(command, {"CLAUDE_PROJECT_DIR": "/p q"})
-    assert not isinstance(found, str) and Run("/p q/hooks/g.py", "script", "python") in found
+    assert isinstance(found, list) and Run("/p q/hooks/g.py", "script", "python") in found
     unknown = runs(command)
-    assert not isinstance(unknown, str) and [r.dynamic for r in unknown if r.role == "script"] == [
+    assert isinstance(unknown, list) and [r.dynamic for r in unknown if r.role == "script"] == [
         True
     ]
 
@@ -83,10 +83,10 @@ def test_the_code_of_a_nested_shell_has_the_known_variables_put_in() -> None:
 def test_code_given_as_text_runs_with_the_current_directory_unless_isolated() -> None:
     for command in ("python3 -m tool", "python3 -c 'import x'", "node -e 'require(1)'"):
         found = runs(command)
-        assert not isinstance(found, str) and [r.role for r in found] == ["cwd"], command
+        assert isinstance(found, list) and [r.role for r in found] == ["cwd"], command
     for command in ("python3 -I -c 'import x'", "python3 -P -m tool", "bash -c true"):
         found = runs(command)
-        assert not isinstance(found, str) and [r for r in found if r.role == "cwd"] == []
+        assert isinstance(found, list) and [r for r in found if r.role == "cwd"] == []
 
 
 def test_a_script_s_language_is_its_interpreter_suffix_or_first_line(tmp_path: Path) -> None:
