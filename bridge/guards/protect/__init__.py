@@ -8,7 +8,7 @@ costs an import; the package is imported anyway)."""
 
 from __future__ import annotations
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 
 MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
 # How far below a written path a protected one is hit: not at all (a file is written), one level
