@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Literal
 
 from bridge.paths import read_regular
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.shell.syntax import (
     SHELLS,
     STDIN_FILES,
