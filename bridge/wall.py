@@ -3,7 +3,8 @@ keep. Judging command text cannot keep the agent away from files it can write; t
 
 What must be kept from the agent (`protected`): every ccbridge config layer, CC's settings
 files, ccbridge's state and cache directories, the plugin and mod directories CC loads code
-from, and every script a configured sub-hook runs; the seal key and the audit log must not be
+from, and every script a configured sub-hook runs with the code around it (its directory, what
+it sources or requires: `hook_code`); the seal key and the audit log must not be
 readable either. The wall is up (`judge`) when the CC settings in force, all layers merged as CC
 merges them, run Bash in the sandbox with no way out (`enabled`, `failIfUnavailable`, no
 `allowUnsandboxedCommands`, no `excludedCommands`), every protected path is in
