@@ -301,7 +301,7 @@ def _run_code(
 def _around(
     spec: Any, script: str, lang: str | None, project: str, home: str
 ) -> Iterator[tuple[str, Any, str]]:
-    from bridge.shell.hookcode import language, loads, python_files
+    from bridge.shell.hookcode import language
 
     lang = lang or language(script)
     here = os.path.dirname(script)
@@ -323,46 +323,74 @@ def _around(
         )
     else:
         yield TREE, spec, here
-    found = loads(script, lang, project, home)
-    if isinstance(found, str):
-        yield GAP, spec, f"the hook script {script} {found}: what it loads is not known"
-        return
-    packages = []
-    for load in found:
-        if load.base == "cwd":
-            yield (
-                GAP,
-                spec,
-                (
-                    f"the hook script {script} loads {load.name!r} from the current directory, "
-                    "which the agent can change to one it writes (name it from the script's "
-                    'directory: "$(dirname "$0")/…")'
-                ),
-            )
-        elif load.base == "unknown":
-            yield (
-                GAP,
-                spec,
-                (
-                    f"the hook script {script} loads {load.name!r}, a path only known when it "
-                    "runs, which the sandbox cannot keep"
-                ),
-            )
-        elif load.base == "package":
-            packages.append(load.name)
-        elif load.base == "module" and lang == "python" and wide:
-            package, *files = python_files(here, load.name)
-            yield TREE, spec, package
-            for path in files:
-                yield FILE, spec, path
-        elif load.path is not None and not load.path.startswith(SYSTEM_ROOTS):
-            if not wide and _under(load.path, [here]):
-                continue
-            for path in (
-                load.path,
-                *(load.path + ext for ext in NODE_EXTENSIONS if lang == "node"),
-            ):
-                yield FILE, spec, path
+    yield from _named(spec, script, lang, wide, project, home)
+
+
+MAX_NAMED_FILES = 32  # files read for what a hook script names, the script included
+
+
+def _named(
+    spec: Any, script: str, lang: str | None, wide: bool, project: str, home: str
+) -> Iterator[tuple[str, Any, str]]:
+    """What the script's text names (`hook_code`), and what those files name in turn."""
+    from bridge.shell.hookcode import loads, python_files
+
+    here = os.path.dirname(script)
+    todo, seen, packages = [script], {script}, []
+    while todo:
+        current = todo.pop(0)
+        found = loads(current, lang, project, home, script)
+        if isinstance(found, str):
+            yield GAP, spec, f"the hook script {current} {found}: what it loads is not known"
+            continue
+        for load in found:
+            if load.base == "cwd":
+                yield (
+                    GAP,
+                    spec,
+                    (
+                        f"the hook script {current} loads {load.name!r} from the current "
+                        "directory, which the agent can change to one it writes (name it from "
+                        'the script\'s directory: "$(dirname "$0")/…")'
+                    ),
+                )
+            elif load.base == "unknown":
+                yield (
+                    GAP,
+                    spec,
+                    (
+                        f"the hook script {current} loads {load.name!r}, a path only known when "
+                        "it runs, which the sandbox cannot keep"
+                    ),
+                )
+            elif load.base == "package":
+                packages.append(load.name)
+            elif load.base == "module" and lang == "python" and wide:
+                package, *files = python_files(here, load.name)
+                yield TREE, spec, package
+                for path in files:
+                    yield FILE, spec, path
+            elif load.path is not None and not load.path.startswith(SYSTEM_ROOTS):
+                exts = NODE_EXTENSIONS if lang == "node" else ()
+                candidates = [load.path, *(load.path + ext for ext in exts)]
+                if wide or not _under(load.path, [here]):
+                    for path in candidates:
+                        yield FILE, spec, path
+                for path in candidates[:1] if lang != "node" else candidates:
+                    if path not in seen and os.path.isfile(path):
+                        if len(seen) >= MAX_NAMED_FILES:
+                            yield (
+                                GAP,
+                                spec,
+                                (
+                                    f"the hook script {script} loads more than "
+                                    f"{MAX_NAMED_FILES} files, more than ccbridge reads"
+                                ),
+                            )
+                            return
+                        seen.add(path)
+                        todo.append(path)
+                        break
     if packages:
         yield (
             GAP,

@@ -398,3 +398,50 @@ def test_a_fifo_in_a_hook_script_s_place_is_named_not_waited_for(tmp_path: Path)
         signal.alarm(0)
     assert len(gaps) == 1 and "fifo.sh cannot be read (not a regular file" in gaps[0], gaps
     assert f"{project}/hooks" in wall.hook_trees(hooks, env, project)
+
+
+def test_what_the_named_files_name_in_turn_is_kept_or_named(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    files = {
+        "hooks/g.sh": '. "$(dirname "$0")/lib.sh"\n',
+        # sourced: `$0` is still hooks/g.sh, BASH_SOURCE is this file
+        "hooks/lib.sh": 'source "${BASH_SOURCE[0]%/*}/../shared/deep.sh"\nsource ./cwd.sh\n',
+        "shared/deep.sh": 'source "$(dirname "$0")/../tools/zero.sh"\n',
+        "js/hook.js": "require('../shared/util')\n",
+        "shared/util.js": "require('./more'); require('left-pad')\n",
+        "shared/more.js": "",
+    }
+    for name, text in files.items():
+        (Path(project) / name).parent.mkdir(parents=True, exist_ok=True)
+        (Path(project) / name).write_text(text)
+    hooks = {
+        "PreToolUse": (
+            spec("bash ${CLAUDE_PROJECT_DIR}/hooks/g.sh"),
+            spec("node ${CLAUDE_PROJECT_DIR}/js/hook.js"),
+        )
+    }
+    kept = wall.hook_scripts(hooks, env, project)
+    for name in ("shared/deep.sh", "tools/zero.sh", "shared/util.js", "shared/more.js"):
+        assert f"{project}/{name}" in kept, name
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert len(gaps) == 2, gaps
+    assert "lib.sh loads './cwd.sh' from the current directory" in gaps[0]
+    assert "'left-pad'" in gaps[1]
+
+
+def test_a_chain_of_named_files_is_read_to_a_bound(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    chain = Path(project) / "chain"
+    chain.mkdir()
+    for n in range(wall.MAX_NAMED_FILES + 5):
+        (chain / f"{n}.sh").write_text(f'. "$CLAUDE_PROJECT_DIR/lib{n + 1}/{n + 1}.sh"\n')
+        (Path(project) / f"lib{n}").mkdir()
+        (Path(project) / f"lib{n}" / f"{n}.sh").write_text(
+            f'. "$CLAUDE_PROJECT_DIR/lib{n + 1}/{n + 1}.sh"\n'
+        )
+    hooks = {"PreToolUse": (spec("bash ${CLAUDE_PROJECT_DIR}/chain/0.sh"),)}
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert gaps == [
+        f"the hook script {chain}/0.sh loads more than {wall.MAX_NAMED_FILES} files, "
+        "more than ccbridge reads"
+    ]

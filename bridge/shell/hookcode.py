@@ -217,9 +217,12 @@ _SOURCE = re.compile(
     re.MULTILINE,
 )
 # The shell's spellings of the script's own directory.
-_SCRIPT_DIR = re.compile(
-    r"""\$\(\s*dirname\s+(?:"\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?)"|\$(?:0|\{0\}|\{?BASH_SOURCE(?:\[0\])?\}?))\s*\)"""
-    r"""|\$\{(?:0|BASH_SOURCE(?:\[0\])?)%/\*\}"""
+# The shell's spellings of the directory of the script bash runs (`$0`) and of the file being
+# read (`BASH_SOURCE`, which differs in a sourced file).
+_SCRIPT_DIR = re.compile(r"""\$\(\s*dirname\s+"?\$(?:0|\{0\})"?\s*\)|\$\{0%/\*\}""")
+_SOURCE_DIR = re.compile(
+    r"""\$\(\s*dirname\s+"?\$\{?BASH_SOURCE(?:\[0\])?\}?"?\s*\)"""
+    r"""|\$\{BASH_SOURCE(?:\[0\])?%/\*\}"""
 )
 _PLAIN_PATH = re.compile(r"[\w./+@%,:=-]+")
 _ASSIGNED = re.compile(
@@ -248,8 +251,11 @@ NODE_BUILTINS = frozenset(
 )
 
 
-def loads(path: str, lang: str | None, project: str, home: str) -> list[Load] | str:
-    """What the script at `path` names to load, or why it cannot be read."""
+def loads(
+    path: str, lang: str | None, project: str, home: str, script: str | None = None
+) -> list[Load] | str:
+    """What the file at `path` names to load, or why it cannot be read. `script`: the script
+    bash runs when `path` is a file it sources (its `$0`); `path` itself by default."""
     if lang is None:
         return []
     try:
@@ -265,7 +271,7 @@ def loads(path: str, lang: str | None, project: str, home: str) -> list[Load] | 
     text = data.decode("utf-8", "replace")
     here = posixpath.dirname(path)
     if lang in SHELLS:
-        text = _script_dir_put_in(text, here)
+        text = _script_dir_put_in(text, posixpath.dirname(script or path), here)
         return [_shell_load(m.group(1), here, project, home) for m in _SOURCE.finditer(text)]
     if lang == "node":
         return [
@@ -277,21 +283,24 @@ def loads(path: str, lang: str | None, project: str, home: str) -> list[Load] | 
     return []
 
 
-def _script_dir_put_in(text: str, here: str) -> str:
-    """The shell's spellings of the script's directory (`$(dirname "$0")`, `${0%/*}`, and a
-    variable set once to one of them: `DIR="$(cd "$(dirname "$0")" && pwd)"`) replaced by
-    it, where its name needs no quoting."""
-    if not _PLAIN_PATH.fullmatch(here):
+def _script_dir_put_in(text: str, top: str, here: str) -> str:
+    """The shell's spellings of the script's directory (`top`: `$(dirname "$0")`, `${0%/*}`) and
+    of the file's (`here`: `${BASH_SOURCE[0]%/*}`), and a variable set once to one of them
+    (`DIR="$(cd "$(dirname "$0")" && pwd)"`), replaced by them where they need no quoting."""
+    if not (_PLAIN_PATH.fullmatch(here) and _PLAIN_PATH.fullmatch(top)):
         return text
-    text = _SCRIPT_DIR.sub(lambda _m: here, text)
+    text = _SCRIPT_DIR.sub(lambda _m: top, _SOURCE_DIR.sub(lambda _m: here, text))
     assigned = _ASSIGNED.findall(text)
     times = Counter(name for name, _value in assigned)
     for name, value in assigned:
         if times[name] != 1:
             continue  # set more than once: which value a `source` sees is not known
         stripped = value.strip().strip('"')
-        if stripped == here or _CD_PWD.fullmatch(stripped.replace(here, "HERE")):
-            text = re.sub(rf"\$(?:\{{{name}\}}|{name}\b)", lambda _m: here, text)
+        for directory in dict.fromkeys((top, here)):
+            if stripped == directory or _CD_PWD.fullmatch(stripped.replace(directory, "HERE")):
+                # (a plain path, no backslash: the replacement is taken as it is)
+                text = re.sub(rf"\$(?:\{{{name}\}}|{name}\b)", directory, text)
+                break
     return text
 
 
