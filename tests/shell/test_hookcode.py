@@ -59,15 +59,17 @@ def test_the_script_is_told_apart_from_the_interpreter_its_options_and_arguments
 def test_a_program_named_by_path_is_a_script_and_its_words_are_its_arguments(
     directory: str, name: str
 ) -> None:
-    found = runs(shlex.join([f"{directory}/{name}", "--flag", "data/x.json"]))
-    assert isinstance(found, list) and found[0] == Run(f"{directory}/{name}", "script")
-    assert [run.word for run in found[1:]] == ["data/x.json"]  # (a wrapper's name: its command)
-    if name not in syntax._UNWRAPPED:
-        assert found[1] == Run("data/x.json", "operand")
-    assert argv_runs((f"{directory}/{name}", "x.txt")) == [
-        Run(f"{directory}/{name}", "script"),
-        Run("x.txt", "operand"),
-    ]
+    program = f"{directory}/{name}"
+    found = runs(shlex.join([program, "--flag", "data/x.json"]))
+    exec_form = argv_runs((program, "x.txt"))
+    if syntax.interpreter((name,)):  # `.venv/bin/python`: the interpreter, run by path
+        assert isinstance(found, list) and found[0] == Run(program, "interpreter")
+        assert exec_form[0] == Run(program, "interpreter")
+        return
+    assert isinstance(found, list) and found[0] == Run(program, "script")
+    if name not in syntax._UNWRAPPED:  # (a wrapper's name: read as the wrapper's command)
+        assert found[1:] == [Run("data/x.json", "operand")]
+    assert exec_form == [Run(program, "script"), Run("x.txt", "operand")]
 
 
 def test_the_code_of_a_nested_shell_has_the_known_variables_put_in() -> None:
