@@ -8,17 +8,15 @@ attack is real, and the test can fail."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from .goal_support import newest_claude
-from .harness import ccbridge_executable, run_claude
+from .harness import run_claude
 from .model_stub import ToolCall, Turn
-from .test_sandbox_e2e import require_sandbox
+from .test_wall_hook_cwd_e2e import installed as installed_with
 
 pytestmark = pytest.mark.e2e
 
@@ -40,38 +38,16 @@ TRIES = [  # evil.py (in the project, where the agent may write) holds EVIL
 ]
 
 
-def installed(
-    tmp_path: Path, *options: str
-) -> tuple[Path, Path, dict[str, str], dict[str, object]]:
+def installed(tmp_path: Path, *options: str) -> tuple[Path, Path, dict[str, str], dict[str, Any]]:
     """(home, project, ccbridge's variables, the settings) of a project `ccbridge install` set
     up with a Python PreToolUse hook, ccbridge's text guards switched off by the user."""
-    require_sandbox()
-    home, project, state = tmp_path / "home", tmp_path / "project", tmp_path / "state"
-    (home / ".claude").mkdir(parents=True)
+    command = 'python3 "$CLAUDE_PROJECT_DIR"/hooks/guard.py'
+    home, _state, ours, settings = installed_with(tmp_path, command, *options)
+    project = tmp_path / "project"
     (home / ".claude" / "ccbridge.yaml").write_text("self_protection: false\n")
-    (project / ".claude").mkdir(parents=True)
-    (project / "hooks").mkdir()
     (project / "hooks" / "guard.py").write_text(GUARD_PY)
     (project / "evil.py").write_text(EVIL)
-    command = 'python3 "$CLAUDE_PROJECT_DIR"/hooks/guard.py'
-    config = "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
-    config += f"        - {{type: command, command: {json.dumps(command)}}}\n"
-    (project / ".claude" / "ccbridge.yaml").write_text(config)
-    ours = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
-    env = {**os.environ, "HOME": str(home), **ours}
-    env.pop("CLAUDE_PROJECT_DIR", None)
-    done = subprocess.run(
-        [ccbridge_executable(), "install", *options],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
-    settings.setdefault("permissions", {})["allow"] = ["Bash", "Write"]  # deny rules still win
+    settings["permissions"]["allow"] = ["Bash", "Write"]  # deny rules still win
     return home, project, ours, settings
 
 

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sysconfig
 from pathlib import Path
 
 import pytest
 
-CCBRIDGE = str(Path(sysconfig.get_path("scripts")) / "ccbridge")
+from .test_hook_scripts_kept import environment, run
 
 HOOKS = [
     "python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py",  # its directory is kept
@@ -112,13 +110,7 @@ def world(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
 
     (project / ".claude" / "ccbridge.yaml").write_text(config(HOOKS))
     (home / ".claude" / "ccbridge.yaml").write_text(config([USER_HOOK]))
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("CCBRIDGE_", "CLAUDE_"))},
-        "HOME": str(home),
-        "CLAUDE_PROJECT_DIR": str(project),
-        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
-        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
-    }
+    env = environment(home, project, tmp_path)
     return home, project, env
 
 
@@ -130,26 +122,10 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict[st
 def judged(place: tuple[Path, Path, dict[str, str]], tool: str, tool_input: object) -> str | None:
     """The self-protection reason `ccbridge run` denies the call with, or None if it passes."""
     _home, project, env = place
-    event = {
-        "session_id": "s",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": tool,
-        "tool_input": tool_input,
-        "tool_use_id": "toolu_1",
-    }
-    done = subprocess.run(
-        [CCBRIDGE, "run"],
-        input=json.dumps(event).encode(),
-        env=env,
-        capture_output=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode in (0, 2), done.stderr
-    if done.returncode == 0:
+    code, reason = run(env, project, tool, tool_input)
+    assert code in (0, 2), code
+    if code == 0:
         return None
-    reason: str = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
     assert reason.startswith("[self-protection] "), reason
     return reason
 
