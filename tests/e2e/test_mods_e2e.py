@@ -11,6 +11,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -107,7 +108,7 @@ def expected(version: str, key: Key) -> Outcome:
 REGISTRATIONS = {
     "project": "project",
     "managed": "managed",
-    "deny-rule": "not registered; CC's `permissions.deny` rule denies",
+    "deny-rule": "none; a CC deny rule",
 }
 POLICY_LABELS = {
     None: "(none)",
@@ -126,14 +127,14 @@ OUTCOMES = {
 }
 
 
-def render_table(versions: list[str]) -> str:
-    """The docs' table of these rows: one column per measured version."""
+def render_table(versions: list[str], keys: list[Key] | None = None) -> str:
+    """The docs' table of these rows (or of `keys`): one column per measured version."""
     head = ["ccbridge registered in", "other managed settings", "mod answers `tool.check` with"]
     lines = [
         "| " + " | ".join([*head, *(f"CC {v}" for v in versions)]) + " |",
         "|" + "---|" * (len(head) + len(versions)),
     ]
-    for key in EXPECTED:
+    for key in EXPECTED if keys is None else keys:
         registration, policy, mod = key
         cells = [REGISTRATIONS[registration], POLICY_LABELS[policy], MOD_LABELS[mod]]
         cells += [OUTCOMES[expected(version, key)] for version in versions]
@@ -306,6 +307,11 @@ def measure(
         "ran": (project / MARKER).exists(),
         "content": results[0].content if results else None,
         "audit": log.is_file(),
+        "pre_tool_use_decisions": [
+            record["final"]["decision"]
+            for record in map(json.loads, log.read_text().splitlines() if log.is_file() else [])
+            if record["event"] == "PreToolUse"
+        ],
         "stderr": result.stderr[-400:],
     }
 
@@ -329,7 +335,7 @@ def test_which_deny_holds(
     if registration == "deny-rule":
         assert not seen["audit"], seen
         return
-    assert seen["audit"], seen  # ccbridge ran (and recorded its deny) in every row
+    assert seen["pre_tool_use_decisions"] == ["deny"], seen  # ccbridge ran and denied, every row
     # the OTLP export keys the call as CC does: the tool_use_id CC sent the model's call
     assert seen["otlp_tool_use_ids"] == {seen["tool_use_id"]}, seen
 
@@ -338,12 +344,94 @@ def test_the_documented_table_is_the_measured_one() -> None:
     text = DOC.read_text(encoding="utf-8").split("## ccbridge beside mods", 1)[1]
     text = text.split("\n## ", 1)[0]
     assert render_table(MOD_VERSIONS) in text
+    prose = " ".join(text.split())
+    assert f"Measured on Claude Code {' and '.join(MOD_VERSIONS)} " in prose
+    # the prose says whether the versions agree, as the table does
+    assert ("the two versions agree on every row" in prose) is not any(BY_VERSION.values())
 
 
-def test_the_fleet_guide_names_the_measured_versions() -> None:
+# The fleet guide's summary: what a mod's allow does to ccbridge's deny.
+FLEET_ROWS = [key for key in EXPECTED if key[0] != "deny-rule" and key[2] == "allow"]
+
+
+def test_the_fleet_guide_shows_the_measured_rows() -> None:
     text = FLEET.read_text(encoding="utf-8")
-    assert f"Measured on Claude Code {' and '.join(MOD_VERSIONS)}" in " ".join(text.split())
+    assert render_table(MOD_VERSIONS, FLEET_ROWS) in text
+    prose = " ".join(text.split())
+    assert f"Measured on Claude Code {' and '.join(MOD_VERSIONS)}," in prose
+    assert ("with the same result on both" in prose) is not any(BY_VERSION.values())
+
+
+@pytest.fixture
+def system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The drop-in machinery pointed at a scratch folder standing for /etc/claude-code."""
+    (tmp_path / "etc").mkdir()
+    root = tmp_path / "etc" / "claude-code"
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "SYSTEM", root)
+    monkeypatch.setattr(module, "DROP_INS", root / "managed-settings.d")
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    if not root.exists():
+        return {}
+    return {
+        str(path.relative_to(root)): path.read_bytes() if path.is_file() else None
+        for path in sorted(root.rglob("*"))
+    }
+
+
+NAME = f"zz-ccbridge-e2e-{os.getpid()}-x.json"
+
+
+@pytest.mark.parametrize("present", ["nothing", "folder", "drop-ins", "same name"])
+def test_the_system_folder_is_put_back_after_a_failure(system: Path, present: str) -> None:
+    if present != "nothing":
+        system.mkdir(parents=True)
+    if present in ("drop-ins", "same name"):
+        (system / "managed-settings.d").mkdir()
+        (system / "managed-settings.d" / "10-admin.json").write_text('{"env": {}}')
+    if present == "same name":
+        (system / "managed-settings.d" / NAME).write_text("theirs")
+    before = tree(system)
+    with pytest.raises(RuntimeError), system_drop_in(NAME, {"k": 1}) as written:
+        assert json.loads(written.read_text()) == {"k": 1}
+        raise RuntimeError("the run failed")
+    assert tree(system) == before
+    assert system.exists() is (present != "nothing")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_terminating_signal_still_puts_the_folder_back(system: Path, signum: int) -> None:
+    kept = signal.getsignal(signum)
+    with pytest.raises(SystemExit), system_drop_in(NAME, {}):
+        os.kill(os.getpid(), signum)
+    assert not system.exists()
+    assert signal.getsignal(signum) == kept
+
+
+def test_what_a_killed_run_left_is_swept_by_the_next(system: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = system / "managed-settings.d"
+    left.mkdir(parents=True)
+    for folder in (system, left):
+        (folder / MADE_HERE).write_text(f"{dead.pid}\n")
+    (left / f"zz-ccbridge-e2e-{dead.pid}-y.json").write_text("{}")
+    with system_drop_in(NAME, {}):
+        assert sorted(p.name for p in left.iterdir()) == sorted([NAME, MADE_HERE])
+    assert not system.exists()
+
+
+def test_a_live_run_s_drop_in_and_an_admin_s_folder_are_left_alone(system: Path) -> None:
+    left = system / "managed-settings.d"
+    left.mkdir(parents=True)
+    live = left / f"zz-ccbridge-e2e-{os.getppid()}-z.json"
+    live.write_text("{}")
+    sweep_leftovers()
+    assert tree(system) == {"managed-settings.d": None, f"managed-settings.d/{live.name}": b"{}"}
 
 
 if __name__ == "__main__":
-    print(render_table(MOD_VERSIONS), end="")
+    print(render_table(MOD_VERSIONS), render_table(MOD_VERSIONS, FLEET_ROWS), sep="\n", end="")
