@@ -58,6 +58,11 @@ POLICIES: dict[str | None, dict[str, object]] = {
     "override-false": {
         "pluginConfigs": {GUARD: {"options": {"allowModsToOverrideDenyRules": False}}}
     },
+    "project-override": {"cleanupPeriodDays": 30},
+}
+# ... and what the project settings add: the guard option where a user can write it.
+PROJECT_SETTINGS: dict[str | None, dict[str, object]] = {
+    "project-override": POLICIES["override-true"],
 }
 CCBRIDGE = "ccbridge-deny-9f3"
 REASONS = {
@@ -84,6 +89,9 @@ EXPECTED: dict[Key, Outcome] = {
     ("project", "empty", "allow"): (True, None),  # an empty drop-in is no managed settings
     # any managed settings: the guard holds a deny over a mod's allow, unless told otherwise
     ("project", "other", "allow"): (False, "ccbridge"),
+    ("project", "other", "deny"): (False, "ccbridge"),
+    ("project", "other", "throw"): (False, "ccbridge"),
+    ("project", "project-override", "allow"): (False, "ccbridge"),  # the guard reads only policy
     ("project", "override-false", "allow"): (False, "ccbridge"),
     ("project", "override-true", "allow"): (True, None),
     ("project", "managed-mods-only", "deny"): (False, "ccbridge"),  # the mod did not load
@@ -117,6 +125,8 @@ POLICY_LABELS = {
     "managed-mods-only": "guard option `allowManagedModsOnly: true`",
     "override-true": "guard option `allowModsToOverrideDenyRules: true`",
     "override-false": "guard option `allowModsToOverrideDenyRules: false`",
+    "project-override": "`cleanupPeriodDays: 30`; the project settings set guard option "
+    "`allowModsToOverrideDenyRules: true`",
 }
 MOD_LABELS = {None: "(no mod)", "deny": "deny", "allow": "allow", "throw": "throws"}
 OUTCOMES = {
@@ -243,6 +253,7 @@ def measure(
     settings: dict[str, object] = {"permissions": {"allow": ["Bash(touch *)"]}}
     if registration == "deny-rule":
         settings["permissions"] = {"allow": ["Bash(touch *)"], "deny": ["Bash(touch *)"]}
+    settings.update(PROJECT_SETTINGS.get(policy, {}))
     env = {"CCBRIDGE_CONFIG": str(config), "CCBRIDGE_STATE_DIR": str(tmp_path / "state")}
     entry = command_handler(ccbridge_executable(), timeout=60, onFailure="block")
     entry["command"] += " run"
