@@ -86,9 +86,12 @@ EXPECTED: dict[Key, Outcome] = {
     ("managed", None, "deny"): (False, "ccbridge"),  # managed hooks run before any mod
     ("managed", None, "allow"): (False, "ccbridge"),
     ("managed", None, "throw"): (False, "ccbridge"),
+    ("project", None, "installed-allow"): (True, None),
+    ("managed", None, "installed-allow"): (False, "ccbridge"),
     ("project", "empty", "allow"): (True, None),  # an empty drop-in is no managed settings
     # any managed settings: the guard holds a deny over a mod's allow, unless told otherwise
     ("project", "other", "allow"): (False, "ccbridge"),
+    ("project", "other", "installed-allow"): (False, "ccbridge"),
     ("project", "other", "deny"): (False, "ccbridge"),
     ("project", "other", "throw"): (False, "ccbridge"),
     ("project", "project-override", "allow"): (False, "ccbridge"),  # the guard reads only policy
@@ -96,6 +99,7 @@ EXPECTED: dict[Key, Outcome] = {
     ("project", "override-true", "allow"): (True, None),
     ("project", "managed-mods-only", "deny"): (False, "ccbridge"),  # the mod did not load
     ("project", "managed-mods-only", "allow"): (False, "ccbridge"),
+    ("project", "managed-mods-only", "installed-allow"): (False, "ccbridge"),
     ("managed", "override-false", "allow"): (False, "ccbridge"),
     ("managed", "override-true", "allow"): (False, "ccbridge"),
     ("managed", "managed-mods-only", "allow"): (False, "ccbridge"),
@@ -128,7 +132,13 @@ POLICY_LABELS = {
     "project-override": "`cleanupPeriodDays: 30`; the project settings set guard option "
     "`allowModsToOverrideDenyRules: true`",
 }
-MOD_LABELS = {None: "(no mod)", "deny": "deny", "allow": "allow", "throw": "throws"}
+MOD_LABELS = {
+    None: "(no mod)",
+    "deny": "deny",
+    "allow": "allow",
+    "throw": "throws",
+    "installed-allow": "allow, installed from a marketplace (user scope)",
+}
 OUTCOMES = {
     (False, "ccbridge"): "blocked; ccbridge's reason",
     (False, "mod"): "blocked; the mod's reason",
@@ -152,7 +162,11 @@ def render_table(versions: list[str], keys: list[Key] | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+INSTALLED = "installed-"  # a mod kind with this prefix: installed from a marketplace, user scope
+
+
 def plugin(root: Path, mod: str) -> Path:
+    mod = mod.removeprefix(INSTALLED)
     directory = root / f"mod-{mod}"
     (directory / ".claude-plugin").mkdir(parents=True)
     (directory / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": f"mod-{mod}"}))
@@ -162,6 +176,34 @@ def plugin(root: Path, mod: str) -> Path:
         f"export function register(on) {{\n  {MODS[mod]}\n}}\n"
     )
     return directory
+
+
+def install(claude: Path, home: Path, source: Path) -> None:
+    """Install the plugin at `source` as a user would: a local marketplace added to `home`'s
+    Claude Code, the plugin installed from it at user scope."""
+    (source.parent / ".claude-plugin").mkdir()
+    (source.parent / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps(
+            {
+                "name": "ccbridge-e2e",
+                "owner": {"name": "ccbridge e2e"},
+                "plugins": [{"name": source.name, "source": f"./{source.name}"}],
+            }
+        )
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    for command in (
+        ["marketplace", "add", str(source.parent)],
+        ["install", f"{source.name}@ccbridge-e2e", "--scope", "user"],
+    ):
+        subprocess.run(
+            [str(claude), "plugin", *command], env=env, check=True, capture_output=True, timeout=60
+        )
 
 
 # The build reads managed settings only from the system folder (the variable naming another is
@@ -259,7 +301,13 @@ def measure(
     entry["command"] += " run"
     if registration == "project":
         settings["hooks"] = hooks_block("PreToolUse", entry)
-    args = ["--plugin-dir", str(plugin(tmp_path / "plugins", mod))] if mod else []
+    args = []
+    home = tmp_path / "home"
+    home.mkdir()
+    if mod and mod.startswith(INSTALLED):
+        install(claude, home, plugin(tmp_path / "plugins", mod))
+    elif mod:
+        args = ["--plugin-dir", str(plugin(tmp_path / "plugins", mod))]
     script = [Turn.bash(TOUCH_MARKER)]
     token = f"{os.getpid()}-{tmp_path.name}"
     drop_in: dict[str, object] | None = None if policy is None else {}
@@ -288,9 +336,9 @@ def measure(
     if drop_in is not None:
         drop_in.update(POLICIES[policy])
         with system_drop_in(f"zz-ccbridge-e2e-{token}.json", drop_in):
-            result = run_claude(claude, project, settings, script, env=env, args=args)
+            result = run_claude(claude, project, settings, script, env=env, args=args, home=home)
     else:
-        result = run_claude(claude, project, settings, script, env=env, args=args)
+        result = run_claude(claude, project, settings, script, env=env, args=args, home=home)
     results = result.requests.tool_results()
     log = tmp_path / "state" / "audit.jsonl"
     exported = (
@@ -362,7 +410,7 @@ def test_the_documented_table_is_the_measured_one() -> None:
 
 
 # The fleet guide's summary: what a mod's allow does to ccbridge's deny.
-FLEET_ROWS = [key for key in EXPECTED if key[0] != "deny-rule" and key[2] == "allow"]
+FLEET_ROWS = [k for k in EXPECTED if k[0] != "deny-rule" and k[2] in ("allow", "installed-allow")]
 
 
 def test_the_fleet_guide_shows_the_measured_rows() -> None:
