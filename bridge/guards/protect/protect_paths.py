@@ -377,7 +377,9 @@ def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected p
                 judged = (_Bash(protection, None, execution.cwd, None)._script(v) for v in variants)
                 reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
             return Ask(reason) if isinstance(reason, _RunTime) else reason
-        return None
+        from bridge.guards.protect import tool_paths
+
+        return tool_paths.judge(protection, execution, ask=False)
 
     return guard
 
@@ -431,7 +433,9 @@ def self_protection_guard(
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(writes, execution)
         if execution.tool_name != "Bash":
-            return None
+            from bridge.guards.protect import tool_paths
+
+            return tool_paths.judge(writes, execution, ask=True)
         script = bash_script(execution.input)
         if isinstance(script, str):
             return f"{SELF_PROTECTION}: {script}"
