@@ -32,22 +32,28 @@ def bin_dir(tmp_path: Path, *programs: str) -> str:
     return str(folder)
 
 
-@pytest.mark.parametrize("script", ["fetch-clients", "fetch-claude"])
-def test_fetching_without_npm_still_reaches_pytest(tmp_path: Path, script: str) -> None:
-    tools = ("bash", "dirname", "grep", "mkdir", "tar", "mktemp", "chmod", "mv", "rm")
-    env = {"HOME": str(tmp_path), "PATH": bin_dir(tmp_path, *tools), "CI": "true"}
-    done = subprocess.run(
-        ["bash", str(REPO / "scripts" / script)],
+def fetch(script: Path, tmp_path: Path, path: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a fetch script with only `path` on PATH and its caches under `tmp_path`."""
+    return subprocess.run(
+        ["bash", str(script)],
         env={
-            **env,
+            "HOME": str(tmp_path),
+            "PATH": path,
             "CCBRIDGE_CLAUDE_CACHE": str(tmp_path / "cache"),
             "CCBRIDGE_CLIENTS_CACHE": str(tmp_path / "clients"),
+            **env,
         },
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
+
+
+@pytest.mark.parametrize("script", ["fetch-clients", "fetch-claude"])
+def test_fetching_without_npm_still_reaches_pytest(tmp_path: Path, script: str) -> None:
+    tools = ("bash", "dirname", "grep", "mkdir", "tar", "mktemp", "chmod", "mv", "rm")
+    done = fetch(REPO / "scripts" / script, tmp_path, bin_dir(tmp_path, *tools), CI="true")
     assert done.returncode == 0, done.stderr
     assert "npm is not installed" in done.stderr and "fail under CI=true" in done.stderr
 
@@ -253,19 +259,7 @@ def test_a_version_pinned_for_one_suite_is_fetched_but_only_that_suite_runs_it(
     script = f'#!/bin/sh\n(IFS="$(printf \'\\t\')"; echo "$*") >> {asked}\nexit 1\n'
     (Path(path) / "npm").write_text(script)
     (Path(path) / "npm").chmod(0o755)
-    done = subprocess.run(
-        ["bash", str(repo / "scripts" / "fetch-clients")],
-        env={
-            "HOME": str(tmp_path),
-            "PATH": path,
-            "CCBRIDGE_CLAUDE_CACHE": str(tmp_path / "cache"),
-            "CCBRIDGE_CLIENTS_CACHE": str(tmp_path / "clients"),
-        },
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = fetch(repo / "scripts" / "fetch-clients", tmp_path, path)
     assert done.returncode == 0, done.stderr
     calls = [line.split("\t") for line in asked.read_text().splitlines()]
     packed = [args[2] for args in calls if args[0] == "pack"]
