@@ -89,15 +89,15 @@ EXPECTED: dict[Key, Outcome] = {
     ("project", None, "installed-allow"): (True, None),
     ("managed", None, "installed-allow"): (False, "ccbridge"),
     ("project", "empty", "allow"): (True, None),  # an empty drop-in is no managed settings
-    # any managed settings: the guard holds a deny over a mod's allow, unless told otherwise
+    # with other managed settings the deny held over a mod's allow, unless the option said not to
     ("project", "other", "allow"): (False, "ccbridge"),
     ("project", "other", "installed-allow"): (False, "ccbridge"),
     ("project", "other", "deny"): (False, "ccbridge"),
     ("project", "other", "throw"): (False, "ccbridge"),
-    ("project", "project-override", "allow"): (False, "ccbridge"),  # the guard reads only policy
+    ("project", "project-override", "allow"): (False, "ccbridge"),  # not from a user's file
     ("project", "override-false", "allow"): (False, "ccbridge"),
     ("project", "override-true", "allow"): (True, None),
-    ("project", "managed-mods-only", "deny"): (False, "ccbridge"),  # the mod did not load
+    ("project", "managed-mods-only", "deny"): (False, "ccbridge"),  # the mod had no say
     ("project", "managed-mods-only", "allow"): (False, "ccbridge"),
     ("project", "managed-mods-only", "installed-allow"): (False, "ccbridge"),
     ("managed", "override-false", "allow"): (False, "ccbridge"),
@@ -109,7 +109,7 @@ EXPECTED: dict[Key, Outcome] = {
     ("deny-rule", "override-false", "allow"): (False, "rule"),
     ("deny-rule", "override-true", "allow"): (True, None),
 }
-# Rows whose outcome differs on one version: version -> {row: outcome}. None so far.
+# Rows whose outcome differs on one version: version -> {row: outcome}; empty while all agree.
 BY_VERSION: dict[str, dict[Key, Outcome]] = {}
 
 
