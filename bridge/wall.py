@@ -157,14 +157,18 @@ def hook_gaps(
     named: list[str] = []
     for spec, word, absolute in _hook_paths(hooks, env, project):
         if absolute is None:
-            named.append(
-                f"the hook command {spec.command!r} runs {word!r}, a path only known when it "
-                "runs, which the sandbox cannot keep (name it from ${CLAUDE_PROJECT_DIR})"
-            )
+            named.append(_unknown_gap(spec, word))
         elif not (word.startswith("/") or word == "~" or word.startswith("~/")):
             named.append(_relative_gap(spec, word))
     named += [text for kind, _spec, text in hook_code(hooks, env, project) if kind == GAP]
     yield from dict.fromkeys(named)  # each once, in order
+
+
+def _unknown_gap(spec: Any, word: str) -> str:
+    return (
+        f"the hook command {spec.command!r} runs {word!r}, a path only known when it "
+        "runs, which the sandbox cannot keep (name it from ${CLAUDE_PROJECT_DIR})"
+    )
 
 
 def _relative_gap(spec: Any, word: str) -> str:
@@ -213,7 +217,7 @@ def hook_code(
                 )
                 continue
             for run in found:
-                yield from _run_code(spec, run, env, project, home)
+                yield from _run_code(spec, run, project, home)
 
 
 def _runs_of(spec: Any, env: Mapping[str, str]) -> Any:
@@ -240,10 +244,7 @@ def _wide(directory: str, project: str, home: str) -> bool:
     return directory in ("/", home) or _under(project, [directory])
 
 
-def _run_code(
-    spec: Any, run: Any, env: Mapping[str, str], project: str, home: str
-) -> Iterator[tuple[str, Any, str]]:
-
+def _run_code(spec: Any, run: Any, project: str, home: str) -> Iterator[tuple[str, Any, str]]:
     command = spec.command
     if run.role == "cwd":
         yield (
@@ -269,7 +270,9 @@ def _run_code(
                     "runs is only known when it runs, and the files beside it are not kept"
                 ),
             )
-        return  # a variable: named by hook_gaps from the command's words
+        elif "/" not in run.word:  # (a path-like one is named from the command's words)
+            yield GAP, spec, _unknown_gap(spec, run.word)
+        return
     word = _at_home(run.word, home)
     bare = run.role == "script" and "/" not in word  # `python3 x.py`: x.py not there yet
     if bare and not os.path.isfile(os.path.join(project, word)):

@@ -312,6 +312,8 @@ def test_a_script_in_the_project_s_own_directory_keeps_what_it_imports_and_is_na
         ("${CLAUDE_PROJECT_DIR}/.venv/bin/python ${CLAUDE_PROJECT_DIR}/hooks/guard.py", "venv"),
         ("python3 ~/guard.py", "the home directory"),
         ("python3 'unclosed", "cannot be read"),
+        ("python3 $SCRIPT", "'$SCRIPT', a path only known when it runs"),
+        ("$RUNNER --check", "'$RUNNER', a path only known when it runs"),
     ],
 )
 def test_hook_code_the_wall_cannot_keep_is_named(tmp_path: Path, command: str, said: str) -> None:

@@ -5,11 +5,12 @@ the agent: the script itself, and what the script loads. `runs` tells the script
 apart from its other words, the way bash and the interpreters read them (bridge.shell.syntax):
 the file an interpreter is given (`python3 x.py`, `bash -e x.sh`, `node --require r x.js`),
 a program named by path (`./check.sh`, `${CLAUDE_PROJECT_DIR}/hooks/guard`), and, after a
-program ccbridge does not know (`uv run x.py`), a word that names a script by its suffix or
-its `#!` line. `loads` reads a script's text for what it names from elsewhere: a shell
-script's `source`/`.` files, a Node script's `require`/`import` specifiers, a Python script's
-imports. It is a reading of text, not of the language: what it finds is kept or named, and
-what code computes at run time stays beyond it (bridge.wall names the gaps).
+program ccbridge does not know (`uv run x.py`), a word that names a script by its suffix. A
+script's language is its interpreter's, its suffix's or its `#!` line's. `loads` reads a
+script's text for what it names from elsewhere: a shell script's `source`/`.` files, a Node
+script's `require`/`import` specifiers, a Python script's imports. It is a reading of text,
+not of the language: what it finds is kept or named, and what code computes at run time
+stays beyond it (bridge.wall names the gaps).
 
 Off the hot path: bridge.wall reads hook commands when a config is compiled.
 """
@@ -216,7 +217,6 @@ _SOURCE = re.compile(
     r"""("[^"\n]*"|'[^'\n]*'|[^\s;&|)]+)""",
     re.MULTILINE,
 )
-# The shell's spellings of the script's own directory.
 # The shell's spellings of the directory of the script bash runs (`$0`) and of the file being
 # read (`BASH_SOURCE`, which differs in a sourced file).
 _SCRIPT_DIR = re.compile(r"""\$\(\s*dirname\s+"?\$(?:0|\{0\})"?\s*\)|\$\{0%/\*\}""")
