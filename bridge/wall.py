@@ -44,6 +44,7 @@ class Protected:
 
     write: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
+    trees: list[str] = field(default_factory=list)  # of `write`, directories (existing or not)
 
 
 def _add(into: list[str], items: Iterable[str]) -> None:
@@ -172,6 +173,54 @@ def code_gaps(project: str, code: Sequence[str] | None = None) -> Iterator[str]:
 
 
 settings_layers = paths.settings_layers
+MARKETPLACE_KEYS = ("extraKnownMarketplaces", "additionalMarketplaces")  # the second: an alias
+PLUGIN_DIRS_ENV = "CLAUDE_CODE_PLUGIN_DIRS"  # folders CC loads plugins from, `:`-separated
+
+
+def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
+    """The plugin and marketplace folders Claude Code's settings name, in every layer (user,
+    project, local, managed and its drop-ins): a marketplace registered from a local
+    `directory` (or a `file` inside a `.claude-plugin/` folder) has its plugins read in place
+    from that folder, so what is written there is code CC runs, hooks modules included; a
+    marketplace's `installLocation` holds its copy; CLAUDE_CODE_PLUGIN_DIRS (in the
+    environment or a settings `env` block) names folders loaded as plugins, like --plugin-dir.
+    Measured in the 2.1.332 binary's settings schema and loader. `~` is the home; a relative
+    path is taken from the project. Only these names count: a file that lists further
+    folders (a marketplace.json) is itself kept, so what it lists cannot change unseen."""
+    home = paths._home(env)
+    found: list[str] = []
+
+    def named(entry: object) -> None:
+        if isinstance(entry, str) and entry.strip():
+            _add(found, [_entry(entry.strip(), home, project)])
+
+    def listed(value: object) -> None:
+        for entry in value.split(":") if isinstance(value, str) else ():
+            named(entry)
+
+    listed(env.get(PLUGIN_DIRS_ENV))
+    for path in settings_layers(env, project):
+        data = _load(path)
+        if data is None:
+            continue
+        block = data.get("env")
+        listed(block.get(PLUGIN_DIRS_ENV) if isinstance(block, dict) else None)
+        for key in MARKETPLACE_KEYS:
+            marketplaces = data.get(key)
+            for entry in marketplaces.values() if isinstance(marketplaces, dict) else ():
+                if not isinstance(entry, dict):
+                    continue
+                named(entry.get("installLocation"))
+                source = entry.get("source")
+                kind = source.get("source") if isinstance(source, dict) else None
+                where = source.get("path") if isinstance(source, dict) else None
+                if kind == "directory" or kind == "file":
+                    named(where)
+                if kind == "file" and isinstance(where, str):
+                    folder = os.path.dirname(os.path.normpath(where.strip()))
+                    if os.path.basename(folder) == ".claude-plugin":
+                        named(os.path.dirname(folder) or ".")
+    return found
 
 
 def protected(
@@ -191,6 +240,9 @@ def protected(
     _add(result.write, [state, cache])
     _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
     _add(result.write, hook_scripts(hooks, env, project))
+    named = plugin_dirs(env, project)
+    _add(result.write, named)
+    _add(result.trees, [path for path in named if not path.endswith(".json")])
     audit = audit_path or os.path.join(state, "audit.jsonl")
     _add(
         result.read,
@@ -355,7 +407,10 @@ def is_directory_entry(path: str, env: Mapping[str, str]) -> bool:
 
 def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The list entries the wall needs: denyWrite, denyRead and permission deny rules."""
-    rules = [_rule("Edit", path, directory=is_directory_entry(path, env)) for path in keep.write]
+    rules = [
+        _rule("Edit", path, directory=path in keep.trees or is_directory_entry(path, env))
+        for path in keep.write
+    ]
     rules += [_rule("Read", path, directory=False) for path in keep.read]
     return {"denyWrite": list(keep.write), "denyRead": list(keep.read), "deny": rules}
 

@@ -72,7 +72,7 @@ class Surroundings(Record, frozen=True, slots=True):
                 stats.append([path])
         env = self.env
         places = [paths._home(env), paths.state_dir(env), paths.cache_dir(env)]
-        names = (paths.CONFIG_ENV, "CLAUDE_CONFIG_DIR")
+        names = (paths.CONFIG_ENV, "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_PLUGIN_DIRS")
         return [stats, self.project, places, [env.get(name) for name in names]]
 
 
@@ -88,12 +88,13 @@ def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledCo
     """The compiled config with its protection level (off the hot path: a cache miss)."""
     if around is None:
         return compiled
-    from bridge.wall import hook_scripts, judge
+    from bridge.wall import hook_scripts, judge, plugin_dirs
 
     level, _missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
     scripts = tuple(hook_scripts(compiled.hooks, around.env, around.project))
+    named = tuple(plugin_dirs(around.env, around.project))
     # What is missing: explain and doctor judge again.
-    return replace(compiled, protection=level, hook_scripts=scripts)
+    return replace(compiled, protection=level, hook_scripts=scripts, plugin_dirs=named)
 
 
 def _cache_file(
