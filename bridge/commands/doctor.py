@@ -198,9 +198,16 @@ def probe(command: str | Sequence[str], env: Mapping[str, str], cwd: Path) -> st
         return f"did not finish within {PROBE_TIMEOUT:g}s"
     except OSError as error:
         return f"could not start: {error.strerror}"
+    from bridge.hookcall import AUDIT_FAILED
+
+    said = done.stderr.decode("utf-8", "replace")
     if done.returncode != 0:
-        tail = done.stderr.decode("utf-8", "replace").strip()[-300:]
+        tail = said.strip()[-300:]
         return f"exited with code {done.returncode}" + (f": {tail}" if tail else "")
+    for line in said.splitlines():
+        # the answer never waits on the audit: a record it cannot write is only said here
+        if line.startswith(AUDIT_FAILED):
+            return "answers, but could not write its audit record: " + line[len(AUDIT_FAILED) :]
     return None
 
 
@@ -223,7 +230,9 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
     commands = registered_commands(files)
     with tempfile.TemporaryDirectory(prefix="ccbridge-doctor-") as scratch:
         # The probe's audit record and cache entry go to a scratch state and cache, not the
-        # real audit log: a doctor run is not a hook call anybody made.
+        # real audit log: a doctor run is not a hook call anybody made. A config's own
+        # audit.path stays: the probe's record (session `doctor`) goes there, which shows that
+        # the registered command can write the configured log.
         run_env = {
             **env,
             "CLAUDE_PROJECT_DIR": str(project),
