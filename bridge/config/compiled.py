@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from bridge.pipeline.record import Record, field
+from bridge.pipeline.valueclass import Record, field
 from bridge.wire.digest import sha256_hex
 
 TYPE_CHECKING = False

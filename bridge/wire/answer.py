@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bridge.pipeline import Ask, Deny, PreDecision
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False
