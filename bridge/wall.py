@@ -184,7 +184,7 @@ def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
     from that folder, so what is written there is code CC runs, hooks modules included; a
     marketplace's `installLocation` holds its copy; CLAUDE_CODE_PLUGIN_DIRS (in the
     environment or a settings `env` block) names folders loaded as plugins, like --plugin-dir.
-    Measured in the 2.1.332 binary's settings schema and loader. `~` is the home; a relative
+    As the 2.1.332 binary's settings schema and loader read them. `~` is the home; a relative
     path is taken from the project. Only these names count: a file that lists further
     folders (a marketplace.json) is itself kept, so what it lists cannot change unseen."""
     home = paths._home(env)
