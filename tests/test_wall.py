@@ -4,6 +4,7 @@ uninstalling takes out exactly what installing added, for any settings file."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -285,3 +286,42 @@ def test_the_plugin_folders_every_settings_layer_names_are_kept(tmp_path: Path) 
     keep = wall.protected(env, str(project))
     assert set(found) <= set(keep.write)
     assert "/m/d.json" not in keep.trees and "/org/e" in keep.trees
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=8)
+    | st.sampled_from(
+        ["directory", "file", "~", "./x", "/abs/y", "a:b", ".claude-plugin/marketplace.json"]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["source", "path", "installLocation", "CLAUDE_CODE_PLUGIN_DIRS", "m"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["extraKnownMarketplaces", "additionalMarketplaces", "env", "hooks"]),
+        JSON,
+        max_size=3,
+    )
+)
+def test_any_settings_content_gives_absolute_folders_and_no_error(data: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        home, project = Path(scratch) / "h", Path(scratch) / "p"
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / "settings.json").write_text(json.dumps(data))
+        env = {**ENV, "HOME": str(home), "CCBRIDGE_MANAGED_DIR": f"{scratch}/m.d"}
+        found = wall.plugin_dirs(env, str(project))
+    assert all(path.startswith("/") and "//" not in path for path in found), found
+    assert len(set(found)) == len(found)
