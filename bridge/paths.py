@@ -110,6 +110,13 @@ def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
     ]
 
 
+def known_marketplaces(env: Mapping[str, str]) -> str:
+    """Where Claude Code records the marketplaces `claude plugin marketplace add` added (the
+    same entries as a settings file's extraKnownMarketplaces)."""
+    user = env.get("CLAUDE_CONFIG_DIR") or join(_home(env), ".claude")
+    return _clean(join(user, "plugins", "known_marketplaces.json"))
+
+
 # Any project's settings and config, wherever the agent finds one (`~` is expanded by the guard).
 CC_SETTINGS_PATTERNS = ("~/.claude/settings*.json", "**/.claude/settings*.json")
 CONFIG_PATTERNS = ("~/.claude/ccbridge*.yaml", "**/.claude/ccbridge*.yaml")

@@ -179,14 +179,16 @@ PLUGIN_DIRS_ENV = "CLAUDE_CODE_PLUGIN_DIRS"  # folders CC loads plugins from, `:
 
 def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
     """The plugin and marketplace folders Claude Code's settings name, in every layer (user,
-    project, local, managed and its drop-ins): a marketplace registered from a local
-    `directory` (or a `file` inside a `.claude-plugin/` folder) has its plugins read in place
-    from that folder, so what is written there is code CC runs, hooks modules included; a
-    marketplace's `installLocation` holds its copy; CLAUDE_CODE_PLUGIN_DIRS (in the
-    environment or a settings `env` block) names folders loaded as plugins, like --plugin-dir.
-    As the 2.1.332 binary's settings schema and loader read them. `~` is the home; a relative
-    path is taken from the project. Only these names count: a file that lists further
-    folders (a marketplace.json) is itself kept, so what it lists cannot change unseen."""
+    project, local, managed and its drop-ins), and those `claude plugin marketplace add`
+    recorded (plugins/known_marketplaces.json, the same entries): a marketplace from a local
+    `directory` (or a `file` inside a `.claude-plugin/` folder) is where its plugins' code
+    comes from (measured with 2.1.332 and 2.1.333: a hooks module rewritten in that folder
+    after its plugin was installed is what the next session runs); a marketplace's
+    `installLocation` holds its copy; CLAUDE_CODE_PLUGIN_DIRS (in the environment or a
+    settings `env` block) names folders loaded as plugins, like --plugin-dir. The keys as the
+    2.1.332 binary's settings schema and loader read them. `~` is the home; a relative path is
+    taken from the project. Only these names count: a file that lists further folders (a
+    marketplace.json) is itself kept, so what it lists cannot change unseen."""
     home = paths._home(env)
     found: list[str] = []
 
@@ -199,14 +201,18 @@ def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
             named(entry)
 
     listed(env.get(PLUGIN_DIRS_ENV))
+    layers: list[tuple[Mapping[str, Any], tuple[str | None, ...]]] = []
     for path in settings_layers(env, project):
         data = _load(path)
-        if data is None:
-            continue
-        block = data.get("env")
-        listed(block.get(PLUGIN_DIRS_ENV) if isinstance(block, dict) else None)
-        for key in MARKETPLACE_KEYS:
-            marketplaces = data.get(key)
+        if data is not None:
+            block = data.get("env")
+            listed(block.get(PLUGIN_DIRS_ENV) if isinstance(block, dict) else None)
+            layers.append((data, MARKETPLACE_KEYS))
+    added = _load(paths.known_marketplaces(env))  # `claude plugin marketplace add`'s record
+    layers += [(added, (None,))] if added is not None else []
+    for data, keys in layers:
+        for key in keys:
+            marketplaces = data if key is None else data.get(key)
             for entry in marketplaces.values() if isinstance(marketplaces, dict) else ():
                 if not isinstance(entry, dict):
                     continue

@@ -266,6 +266,7 @@ def test_the_plugin_folders_every_settings_layer_names_are_kept(tmp_path: Path) 
         },
         managed / "20-org.json": {"extraKnownMarketplaces": {"e": market("directory", "/org/e")}},
         managed / ".hidden.json": {"extraKnownMarketplaces": {"f": market("directory", "/no")}},
+        home / ".claude" / "plugins" / "known_marketplaces.json": {"g": market("directory", "/g")},
     }
     for path, data in layers.items():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -282,6 +283,7 @@ def test_the_plugin_folders_every_settings_layer_names_are_kept(tmp_path: Path) 
         "/cache/d",
         "/m/d.json",
         "/org/e",
+        "/g",
     ]
     keep = wall.protected(env, str(project))
     assert set(found) <= set(keep.write)

@@ -59,12 +59,14 @@ class Surroundings(Record, frozen=True, slots=True):
     project: str
 
     def identity(self) -> list[Any]:
-        """The CC settings files' identity (stat only: path, size, mtime, ctime, inode; a
-        ctime cannot be set back) and the places the level is judged for."""
+        """The CC settings files' identity and that of the marketplaces CC records (stat
+        only: path, size, mtime, ctime, inode; a ctime cannot be set back) and the places the
+        level is judged for."""
         from bridge import paths
 
         stats: list[Any] = []
-        for path in paths.settings_layers(self.env, self.project):
+        layers = paths.settings_layers(self.env, self.project)
+        for path in [*layers, paths.known_marketplaces(self.env)]:
             try:
                 st = os.stat(path)
                 stats.append([path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])

@@ -23,3 +23,19 @@ def test_a_marketplace_folder_holding_the_project_keeps_the_project(tmp_path: Pa
     after = sandbox.call_executable(None, json.dumps(write).encode(), env=env)
     assert after.exit_code == 2 and after.reason.startswith("[self-protection] "), after.stdout
     assert str(Path(sandbox.project)) in after.reason
+
+
+def test_a_marketplace_added_since_the_last_call_is_kept_on_the_next(tmp_path: Path) -> None:
+    # the compiled config is cached; `claude plugin marketplace add` changes its record, which
+    # the cache is keyed by, so the next call keeps the new folder
+    sandbox = Sandbox(tmp_path)
+    market = tmp_path / "added-market"
+    target = str(market / "p" / "hooks" / "register.js")
+    write = pre_tool_use("x", tool="Write", cwd=str(sandbox.project))
+    write["tool_input"]["file_path"] = target
+    env = {"CLAUDE_PROJECT_DIR": str(sandbox.project)}
+    assert sandbox.call_executable(None, json.dumps(write).encode(), env=env).exit_code == 0
+    record = sandbox.home / ".claude" / "plugins" / "known_marketplaces.json"
+    sandbox.write_json(record, {"added": {"source": {"source": "directory", "path": str(market)}}})
+    after = sandbox.call_executable(None, json.dumps(write).encode(), env=env)
+    assert after.exit_code == 2 and str(market) in after.reason, after.stdout

@@ -341,6 +341,7 @@ NAMED_PLUGIN_DIRS = [
     "mv /tmp/evil-plugin {project}/third_party/market/p",
     "touch {home}/mp-cache/team/x",
     "rm -rf {home}/org",
+    "cp evil.js {home}/added-market/p/hooks/register.js",
 ]
 REFUSED += NAMED_PLUGIN_DIRS
 # Writers outside any list of writers: every word of a command not known to only read counts
@@ -723,7 +724,8 @@ class World:
     def name_plugin_dirs(self, managed: Path) -> None:
         """Plugin folders named by settings: a local `directory` marketplace (absolute, and one
         relative to the project), plugin folders in a settings `env` block, a marketplace's
-        `installLocation`, and, in a managed drop-in, a `file` marketplace in `.claude-plugin/`."""
+        `installLocation`, in a managed drop-in a `file` marketplace in `.claude-plugin/`, and
+        a marketplace `claude plugin marketplace add` recorded."""
         market = {"source": "directory", "path": str(self.home / "team-market")}
         user = {
             "extraKnownMarketplaces": {
@@ -738,6 +740,11 @@ class World:
         org = {"extraKnownMarketplaces": {"org": {"source": source}}}
         managed.mkdir(parents=True)
         (managed / "10-org.json").write_text(json.dumps(org))
+        added = {"added": {"source": {"source": "directory", "path": f"{self.home}/added-market"}}}
+        (self.home / ".claude" / "plugins").mkdir(parents=True)
+        (self.home / ".claude" / "plugins" / "known_marketplaces.json").write_text(
+            json.dumps(added)
+        )
         hooks = self.home / "team-market" / "p" / "hooks"
         hooks.mkdir(parents=True)
         (hooks / "register.js").write_text("")
