@@ -253,7 +253,8 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
     from bridge.guards.protect.protect_paths import SELF_PROTECTION, self_protection_guard
 
     project = project_dir(host.env, event.cwd)
-    kept = [*config.files, *config.hook_scripts]  # a rewritten sub-hook runs unsandboxed
+    # a rewritten sub-hook runs unsandboxed; a plugin folder's code runs inside CC
+    kept = [*config.files, *config.hook_scripts, *config.plugin_dirs]
     roots = protected_roots(host.env, project, kept, config.audit.path)
     guard = self_protection_guard(*roots, env=host.env)
 

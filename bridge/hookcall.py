@@ -166,6 +166,9 @@ def _judge(
     return handle(event, compiled, Host(env=env))
 
 
+AUDIT_FAILED = "ccbridge: could not write the audit record: "  # doctor reads it
+
+
 def _audit(
     report: Report | None,
     event_name: str | None,
@@ -208,7 +211,7 @@ def _audit(
         path = settings.path or os.path.join(state_dir(env), "audit.jsonl")
         log.append(path, entry, settings.max_bytes, settings.keep)
     except Exception as problem:
-        stderr.write(f"ccbridge: could not write the audit record: {problem}\n")
+        stderr.write(f"{AUDIT_FAILED}{problem}\n")
 
 
 def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) -> str | None:

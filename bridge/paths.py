@@ -83,6 +83,9 @@ def settings_files(env: Mapping[str, str], project: PathLike) -> list[str]:
 
 
 MANAGED_DIR = "/etc/claude-code"
+# Where install --managed writes and doctor and the wall read managed settings instead of the
+# system's managed-settings.d (its parent holding managed-settings.json): for tests and trials.
+MANAGED_DIR_ENV = "CCBRIDGE_MANAGED_DIR"
 
 
 def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
@@ -96,13 +99,22 @@ def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
             _clean(join(user, "settings.json")),
             _clean(join(user, "settings.local.json")),
         ]
-    files.append(join(MANAGED_DIR, "managed-settings.json"))
+    drop = _clean(env.get(MANAGED_DIR_ENV) or join(MANAGED_DIR, "managed-settings.d"))
+    files.append(join(os.path.dirname(drop), "managed-settings.json"))
     try:
-        dropins = sorted(os.listdir(join(MANAGED_DIR, "managed-settings.d")))
+        dropins = sorted(os.listdir(drop))
     except OSError:
         dropins = []
-    drop = join(MANAGED_DIR, "managed-settings.d")
-    return files + [join(drop, name) for name in dropins if name.endswith(".json")]
+    return files + [
+        join(drop, name) for name in dropins if name.endswith(".json") and name[:1] != "."
+    ]
+
+
+def known_marketplaces(env: Mapping[str, str]) -> str:
+    """Where Claude Code records the marketplaces `claude plugin marketplace add` added (the
+    same entries as a settings file's extraKnownMarketplaces)."""
+    user = env.get("CLAUDE_CONFIG_DIR") or join(_home(env), ".claude")
+    return _clean(join(user, "plugins", "known_marketplaces.json"))
 
 
 # Any project's settings and config, wherever the agent finds one (`~` is expanded by the guard).
@@ -139,6 +151,9 @@ def protected_roots(
         user = env["CLAUDE_CONFIG_DIR"]
         settings += [_clean(join(user, "settings.json")), _clean(join(user, "settings.local.json"))]
         settings += [_clean(join(user, "plugins")), _clean(join(user, "dev-mods"))]
+    if env.get(MANAGED_DIR_ENV):
+        drop = _clean(env[MANAGED_DIR_ENV])
+        settings += [drop, join(os.path.dirname(drop), "managed-settings.json")]
     configs = [*config_layers(env, project), *map(str, loaded), *CONFIG_PATTERNS]
     if env.get(CONFIG_ENV):
         configs.append(env[CONFIG_ENV])

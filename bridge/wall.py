@@ -425,6 +425,60 @@ def code_gaps(project: str, code: Sequence[str] | None = None) -> Iterator[str]:
 
 
 settings_layers = paths.settings_layers
+MARKETPLACE_KEYS = ("extraKnownMarketplaces", "additionalMarketplaces")  # the second: an alias
+PLUGIN_DIRS_ENV = "CLAUDE_CODE_PLUGIN_DIRS"  # folders CC loads plugins from, `:`-separated
+
+
+def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
+    """The plugin and marketplace folders Claude Code's settings name, in every layer (user,
+    project, local, managed and its drop-ins), and those `claude plugin marketplace add`
+    recorded (plugins/known_marketplaces.json, the same entries): a marketplace from a local
+    `directory` (or a `file` inside a `.claude-plugin/` folder) is where its plugins' code
+    comes from (measured with 2.1.332 and 2.1.333: a hooks module rewritten in that folder
+    after its plugin was installed is what the next session runs); a marketplace's
+    `installLocation` holds its copy; CLAUDE_CODE_PLUGIN_DIRS (in the environment or a
+    settings `env` block) names folders loaded as plugins, like --plugin-dir. The keys as the
+    2.1.332 binary's settings schema and loader read them. `~` is the home; a relative path is
+    taken from the project. Only these names count: a file that lists further folders (a
+    marketplace.json) is itself kept, so what it lists cannot change unseen."""
+    home = paths._home(env)
+    found: list[str] = []
+
+    def named(entry: object) -> None:
+        if isinstance(entry, str) and entry.strip():
+            _add(found, [_entry(entry.strip(), home, project)])
+
+    def listed(value: object) -> None:
+        for entry in value.split(":") if isinstance(value, str) else ():
+            named(entry)
+
+    listed(env.get(PLUGIN_DIRS_ENV))
+    layers: list[tuple[Mapping[str, Any], tuple[str | None, ...]]] = []
+    for path in settings_layers(env, project):
+        data = _load(path)
+        if data is not None:
+            block = data.get("env")
+            listed(block.get(PLUGIN_DIRS_ENV) if isinstance(block, dict) else None)
+            layers.append((data, MARKETPLACE_KEYS))
+    added = _load(paths.known_marketplaces(env))  # `claude plugin marketplace add`'s record
+    layers += [(added, (None,))] if added is not None else []
+    for data, keys in layers:
+        for key in keys:
+            marketplaces = data if key is None else data.get(key)
+            for entry in marketplaces.values() if isinstance(marketplaces, dict) else ():
+                if not isinstance(entry, dict):
+                    continue
+                named(entry.get("installLocation"))
+                source = entry.get("source")
+                kind = source.get("source") if isinstance(source, dict) else None
+                where = source.get("path") if isinstance(source, dict) else None
+                if kind == "directory" or kind == "file":
+                    named(where)
+                if kind == "file" and isinstance(where, str):
+                    folder = os.path.dirname(os.path.normpath(where.strip()))
+                    if os.path.basename(folder) == ".claude-plugin":
+                        named(os.path.dirname(folder) or ".")
+    return found
 
 
 def protected(
@@ -445,6 +499,9 @@ def protected(
     _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
     _add(result.write, hook_scripts(hooks, env, project))
     _add(result.trees, hook_trees(hooks, env, project))
+    named = plugin_dirs(env, project)
+    _add(result.write, named)
+    _add(result.trees, [path for path in named if not path.endswith(".json")])
     audit = audit_path or os.path.join(state, "audit.jsonl")
     _add(
         result.read,

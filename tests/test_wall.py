@@ -4,6 +4,7 @@ uninstalling takes out exactly what installing added, for any settings file."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -234,6 +235,97 @@ def test_the_modules_beside_a_hook_script_are_kept_or_named(tmp_path: Path) -> N
     keep = wall.protected(env, project, hooks)
     named = [gap for gap in wall.hook_gaps(hooks, env, project) if "beside" in gap]
     assert f"{project}/hooks" in keep.write or named
+
+
+def test_the_plugin_folders_every_settings_layer_names_are_kept(tmp_path: Path) -> None:
+    home, project = tmp_path / "h", tmp_path / "p"
+    managed = tmp_path / "etc" / "managed-settings.d"
+    env = {**ENV, "HOME": str(home), "CCBRIDGE_MANAGED_DIR": str(managed)}
+    env["CLAUDE_CODE_PLUGIN_DIRS"] = "/from/env:"
+
+    def market(kind: str, path: str, **more: str) -> dict[str, Any]:
+        return {"source": {"source": kind, "path": path}, **more}
+
+    layers = {
+        home / ".claude" / "settings.json": {
+            "extraKnownMarketplaces": {"a": market("directory", "~/markets/a")},
+            "env": {"CLAUDE_CODE_PLUGIN_DIRS": "/x/one:/x/two"},
+        },
+        project / ".claude" / "settings.json": {
+            "extraKnownMarketplaces": {
+                "b": market("directory", "./tools/b"),
+                "gh": {"source": {"source": "github", "repo": "o/r", "path": "not/a/folder"}},
+            }
+        },
+        project / ".claude" / "settings.local.json": {
+            "additionalMarketplaces": {"c": market("file", "/m/c/.claude-plugin/marketplace.json")}
+        },
+        managed.parent / "managed-settings.json": {
+            "extraKnownMarketplaces": {"d": market("file", "/m/d.json", installLocation="/cache/d")}
+        },
+        managed / "20-org.json": {"extraKnownMarketplaces": {"e": market("directory", "/org/e")}},
+        managed / ".hidden.json": {"extraKnownMarketplaces": {"f": market("directory", "/no")}},
+        home / ".claude" / "plugins" / "known_marketplaces.json": {"g": market("directory", "/g")},
+    }
+    for path, data in layers.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(data))
+    found = wall.plugin_dirs(env, str(project))
+    assert found == [
+        "/from/env",
+        "/x/one",
+        "/x/two",
+        f"{home}/markets/a",
+        f"{project}/tools/b",
+        "/m/c/.claude-plugin/marketplace.json",
+        "/m/c",
+        "/cache/d",
+        "/m/d.json",
+        "/org/e",
+        "/g",
+    ]
+    keep = wall.protected(env, str(project))
+    assert set(found) <= set(keep.write)
+    assert "/m/d.json" not in keep.trees and "/org/e" in keep.trees
+
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text(max_size=8)
+    | st.sampled_from(
+        ["directory", "file", "~", "./x", "/abs/y", "a:b", ".claude-plugin/marketplace.json"]
+    ),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["source", "path", "installLocation", "CLAUDE_CODE_PLUGIN_DIRS", "m"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.dictionaries(
+        st.sampled_from(["extraKnownMarketplaces", "additionalMarketplaces", "env", "hooks"]),
+        JSON,
+        max_size=3,
+    )
+)
+def test_any_settings_content_gives_absolute_folders_and_no_error(data: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        home, project = Path(scratch) / "h", Path(scratch) / "p"
+        (home / ".claude").mkdir(parents=True)
+        (home / ".claude" / "settings.json").write_text(json.dumps(data))
+        env = {**ENV, "HOME": str(home), "CCBRIDGE_MANAGED_DIR": f"{scratch}/m.d"}
+        found = wall.plugin_dirs(env, str(project))
+    assert all(path.startswith("/") and "//" not in path for path in found), found
+    assert len(set(found)) == len(found)
 
 
 def code_world(tmp_path: Path) -> tuple[dict[str, str], str]:

@@ -71,10 +71,11 @@ def render_record(record: Mapping[str, Any]) -> str:
 def unsent(env: Mapping[str, str]) -> None:
     """Configured events Claude Code never sends: no record of them can be in the log."""
     from bridge.commands.doctor import never_sent, never_sent_message
+    from bridge.commands.mods import managed_files
     from bridge.paths import find_config, settings_files
 
     project = project_of(env)
-    files = [Path(file) for file in settings_files(env, project)]
+    files = [Path(file) for file in settings_files(env, project)] + managed_files(env)
     paths = [Path(path) for path in find_config(None, env, project)[0]]
     try:
         found = never_sent(files, paths)

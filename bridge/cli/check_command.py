@@ -56,9 +56,10 @@ def check(config: str | None) -> None:
     failing = [problem for problem in problems if not problem.warning]
     if not failing and config is None:
         from bridge.commands.doctor import never_sent, never_sent_message
+        from bridge.commands.mods import managed_files
         from bridge.paths import settings_files
 
-        settings = [Path(file) for file in settings_files(env, project)]
+        settings = [Path(file) for file in settings_files(env, project)] + managed_files(env)
         for event, where in never_sent(settings, paths).items():
             say(f"{mark('warn')}  {never_sent_message(event, where)}")
     if failing:

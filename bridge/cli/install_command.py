@@ -89,14 +89,14 @@ def layered_after(env: Mapping[str, str], after: installing.Plan) -> CompiledCon
 
 
 WALL_SAYS = (
-    "sandbox: Claude Code's sandbox is set up in {settings} (sandbox.enabled, failIfUnavailable, "
-    "no allowUnsandboxedCommands; denyWrite and Edit deny rules for {write} paths: ccbridge's "
-    "config layers, CC's settings, ccbridge's state and cache, ~/.claude/plugins and dev-mods, "
-    "the sub-hooks' scripts; denyRead for the seal key and the audit log). Why: judging command "
-    "text cannot keep the agent from files it can write; the kernel can. Bash commands then run "
-    "under bubblewrap (Linux) or Seatbelt (macOS), and Claude Code refuses to start where it "
-    "cannot. "
-    "`ccbridge doctor` checks it; --no-sandbox declines it."
+    "sandbox: Claude Code's sandbox is set up in {settings} (sandbox.enabled, "
+    "failIfUnavailable, no allowUnsandboxedCommands; denyWrite and Edit deny rules for {write} "
+    "paths: ccbridge's config layers, CC's settings, ccbridge's state and cache, "
+    "~/.claude/plugins and dev-mods, the plugin and marketplace folders settings name, the "
+    "sub-hooks' scripts; denyRead for the seal key and the audit log). Why: judging command "
+    "text cannot keep the agent from files it can write; the kernel can. Bash commands then "
+    "run under bubblewrap (Linux) or Seatbelt (macOS), and Claude Code refuses to start where "
+    "it cannot. `ccbridge doctor` checks it; --no-sandbox declines it."
 )
 NO_WALL_SAYS = (
     "sandbox: not set up (--no-sandbox). Self-protection, the cache seal and goal provenance then "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -113,16 +114,41 @@ def registrations(files: Sequence[Path]) -> dict[Path, dict[str, list[Mapping[st
     return found
 
 
-def check_registration(files: Sequence[Path]) -> Iterator[Finding]:
-    found = registrations(files)
+def check_registration(files: Sequence[Path], managed: Sequence[Path] = ()) -> Iterator[Finding]:
+    """`files`: the user, project and local settings files; `managed`: managed-settings.json
+    and the drop-ins of managed-settings.d, which CC reads before any other scope."""
+    found = registrations([*files, *managed])
     if not found:
         yield Finding(
             "fail",
             "registration",
-            "ccbridge is not registered in any settings file "
-            "(looked in " + ", ".join(map(str, files)) + "); run `ccbridge install`",
+            "ccbridge is not registered in any settings file (looked in "
+            + ", ".join(map(str, [*files, *managed]))
+            + "); run `ccbridge install`",
         )
         return
+    in_managed = [path for path in managed if path in found]
+    elsewhere = [path for path in files if path in found]
+    if in_managed:
+        yield Finding(
+            "ok",
+            "registration",
+            "ccbridge is registered in managed settings ("
+            + ", ".join(map(str, in_managed))
+            + "): its PreToolUse hook runs before any plugin's hooks module and its deny is final",
+        )
+    if in_managed and elsewhere:
+        yield Finding(
+            "warn",
+            "registration",
+            "ccbridge is registered both in managed settings ("
+            + ", ".join(map(str, in_managed))
+            + ") and in "
+            + ", ".join(map(str, elsewhere))
+            + ": Claude Code runs it twice for each call; the managed registration is the one "
+            "whose deny is final (it runs before any mod), the other runs after the mods and "
+            "only repeats the judgement; remove it (`ccbridge uninstall`)",
+        )
     events: set[str] = set()
     for path, per_event in found.items():
         events |= set(per_event)
@@ -153,12 +179,14 @@ def check_registration(files: Sequence[Path]) -> Iterator[Finding]:
         )
 
 
-def probe(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
-    """Run a registered command the way CC does (`sh -c`) on a harmless event; None when it
-    starts and exits 0, else what went wrong."""
+def probe(command: str | Sequence[str], env: Mapping[str, str], cwd: Path) -> str | None:
+    """Run a registered command the way CC does on a harmless event: a command line through
+    `sh -c`, an exec-form entry (`command` plus `args`) as its argv, with no shell. None when
+    it starts and exits 0, else what went wrong."""
+    argv = ["sh", "-c", command] if isinstance(command, str) else list(command)
     try:
         done = subprocess.run(
-            ["sh", "-c", command],
+            argv,
             input=PROBE_EVENT,
             capture_output=True,
             env=dict(env),
@@ -170,24 +198,41 @@ def probe(command: str, env: Mapping[str, str], cwd: Path) -> str | None:
         return f"did not finish within {PROBE_TIMEOUT:g}s"
     except OSError as error:
         return f"could not start: {error.strerror}"
+    from bridge.hookcall import AUDIT_FAILED
+
+    said = done.stderr.decode("utf-8", "replace")
     if done.returncode != 0:
-        tail = done.stderr.decode("utf-8", "replace").strip()[-300:]
+        tail = said.strip()[-300:]
         return f"exited with code {done.returncode}" + (f": {tail}" if tail else "")
+    for line in said.splitlines():
+        # the answer never waits on the audit: a record it cannot write is only said here
+        if line.startswith(AUDIT_FAILED):
+            return "answers, but could not write its audit record: " + line[len(AUDIT_FAILED) :]
     return None
 
 
+def registered_commands(files: Sequence[Path]) -> list[str | tuple[str, ...]]:
+    """Each distinct registered command: a command line, or an exec form's argv."""
+    found: set[str | tuple[str, ...]] = set()
+    for per_event in registrations(files).values():
+        for items in per_event.values():
+            for handler in items:
+                args = handler.get("args")
+                command = str(handler["command"])
+                if isinstance(args, list):
+                    found.add((command, *map(str, args)))
+                else:
+                    found.add(command)
+    return sorted(found, key=lambda item: (isinstance(item, tuple), str(item)))
+
+
 def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
-    commands = sorted(
-        {
-            str(handler["command"])
-            for per_event in registrations(files).values()
-            for items in per_event.values()
-            for handler in items
-        }
-    )
+    commands = registered_commands(files)
     with tempfile.TemporaryDirectory(prefix="ccbridge-doctor-") as scratch:
         # The probe's audit record and cache entry go to a scratch state and cache, not the
-        # real audit log: a doctor run is not a hook call anybody made.
+        # real audit log: a doctor run is not a hook call anybody made. A config's own
+        # audit.path stays: the probe's record (session `doctor`) goes there, which shows that
+        # the registered command can write the configured log.
         run_env = {
             **env,
             "CLAUDE_PROJECT_DIR": str(project),
@@ -198,12 +243,15 @@ def check_starts(files: Sequence[Path], env: Mapping[str, str], project: Path) -
 
 
 def _probe_each(
-    commands: Sequence[str], env: Mapping[str, str], run_env: Mapping[str, str], project: Path
+    commands: Sequence[str | tuple[str, ...]],
+    env: Mapping[str, str],
+    run_env: Mapping[str, str],
+    project: Path,
 ) -> Iterator[Finding]:
     cwd = project if project.is_dir() else Path.cwd()
     for command in commands:
-        shown = command
-        if is_launcher(command):
+        shown = command if isinstance(command, str) else shlex.join(command)
+        if isinstance(command, str) and is_launcher(command):
             # The launcher answers every event even without ccbridge (with the fix to run), so
             # a probe alone would pass: what matters is whether PATH finds it here.
             shown = "ccbridge run (found through PATH)"
@@ -539,22 +587,26 @@ def check_mods(files: Sequence[Path], env: Mapping[str, str], project: Path) -> 
 
 
 def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
+    from bridge.commands.mods import managed_files
+
     files = [Path(file) for file in settings_files(env, project)]
+    managed = managed_files(env)
+    every = [*files, *managed]  # a managed registration runs ccbridge as much as any other
     paths = [Path(path) for path in find_config(None, env, project)[0]]
     findings = [
         *check_claude(env),
-        *check_registration(files),
-        *check_kept(files, env, project),
-        *check_starts(files, env, project),
+        *check_registration(files, managed),
+        *check_kept(every, env, project),
+        *check_starts(every, env, project),
         *check_config(paths, env, project),
         *check_mods(files, env, project),
     ]
     if not any(f.topic == "config" and f.level == "fail" for f in findings):
         findings += [
             *check_audit(paths, env),
-            *check_twice(files, paths),
-            *check_never_sent(files, paths),
-            *check_goals(files, paths),
+            *check_twice(every, paths),
+            *check_never_sent(every, paths),
+            *check_goals(every, paths),
             *check_wall(files, paths, env, project),
         ]
     return findings

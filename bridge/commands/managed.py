@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from bridge.commands.install import CC_TIMEOUT, TOOL_EVENTS, InstallError, is_registration
+from bridge.paths import MANAGED_DIR_ENV
 
 DROP_IN = "ccbridge.json"
 # onFailure on hook entries needs CC 2.1.295 or later; older versions would ignore it and let a
 # crashed ccbridge through.
 MINIMUM_CC = "2.1.295"
-MANAGED_DIR_ENV = "CCBRIDGE_MANAGED_DIR"
 
 
 def system_managed_dir(platform: str = sys.platform) -> Path:

@@ -59,12 +59,14 @@ class Surroundings(Record, frozen=True, slots=True):
     project: str
 
     def identity(self) -> list[Any]:
-        """The CC settings files' identity (stat only: path, size, mtime, ctime, inode; a
-        ctime cannot be set back) and the places the level is judged for."""
+        """The CC settings files' identity and that of the marketplaces CC records (stat
+        only: path, size, mtime, ctime, inode; a ctime cannot be set back) and the places the
+        level is judged for."""
         from bridge import paths
 
         stats: list[Any] = []
-        for path in paths.settings_layers(self.env, self.project):
+        layers = paths.settings_layers(self.env, self.project)
+        for path in [*layers, paths.known_marketplaces(self.env)]:
             try:
                 st = os.stat(path)
                 stats.append([path, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino])
@@ -72,7 +74,7 @@ class Surroundings(Record, frozen=True, slots=True):
                 stats.append([path])
         env = self.env
         places = [paths._home(env), paths.state_dir(env), paths.cache_dir(env)]
-        names = (paths.CONFIG_ENV, "CLAUDE_CONFIG_DIR")
+        names = (paths.CONFIG_ENV, "CLAUDE_CONFIG_DIR", "CLAUDE_CODE_PLUGIN_DIRS")
         return [stats, self.project, places, [env.get(name) for name in names]]
 
 
@@ -88,12 +90,13 @@ def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledCo
     """The compiled config with its protection level (off the hot path: a cache miss)."""
     if around is None:
         return compiled
-    from bridge.wall import hook_scripts, judge
+    from bridge.wall import hook_scripts, judge, plugin_dirs
 
     level, _missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
     scripts = tuple(hook_scripts(compiled.hooks, around.env, around.project))
+    named = tuple(plugin_dirs(around.env, around.project))
     # What is missing: explain and doctor judge again.
-    return replace(compiled, protection=level, hook_scripts=scripts)
+    return replace(compiled, protection=level, hook_scripts=scripts, plugin_dirs=named)
 
 
 def _cache_file(

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
-FORMAT = 5
+FORMAT = 6
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # Seconds from a call's start to its answer (bridge.hookcall): below the `timeout: 60` that
 # `ccbridge install` registers, with room for the hard stop's grace, the audit record and the
@@ -90,6 +90,9 @@ class CompiledConfig(Record, frozen=True):
     # included (bridge.wall.hook_scripts): self-protection keeps them without the wall too,
     # since a rewritten hook runs outside any sandbox.
     hook_scripts: tuple[str, ...] = ()
+    # The plugin and marketplace folders CC's settings name (bridge.wall.plugin_dirs): code CC
+    # loads, kept like ~/.claude/plugins.
+    plugin_dirs: tuple[str, ...] = ()
 
     @property
     def self_protection(self) -> bool:
@@ -117,6 +120,7 @@ class CompiledConfig(Record, frozen=True):
             "error": self.error,
             "protection": self.protection,
             "hook_scripts": list(self.hook_scripts),
+            "plugin_dirs": list(self.plugin_dirs),
         }
 
     @classmethod
@@ -140,6 +144,7 @@ class CompiledConfig(Record, frozen=True):
             error=data["error"],
             protection=data["protection"],
             hook_scripts=tuple(data["hook_scripts"]),
+            plugin_dirs=tuple(data["plugin_dirs"]),
         )
 
 

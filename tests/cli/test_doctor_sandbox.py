@@ -175,3 +175,23 @@ def test_a_settings_edit_changes_the_level_of_the_next_call(sandbox: Sandbox) ->
     assert sandbox.run("run", stdin=event(sandbox)).returncode == 0
     records = (sandbox.state / "audit.jsonl").read_text().splitlines()
     assert [json.loads(line)["protection"] for line in records] == ["wall", "tripwire"]
+
+
+def test_a_plugin_folder_managed_settings_name_is_walled_by_install(sandbox: Sandbox) -> None:
+    installed(sandbox)
+    market = sandbox.root / "org-market"
+    managed = sandbox.root / "etc" / "claude-code" / "managed-settings.d"  # the sandbox's own
+    source = {"source": "directory", "path": str(market)}
+    sandbox.write_json(
+        managed / "10-org.json",
+        {"extraKnownMarketplaces": {"org": {"source": source}}},
+    )
+    level, message = protection(sandbox)
+    assert level == "warn" and f"{market} is not in sandbox.filesystem.denyWrite" in message
+    assert f"{market} has no Edit(/{market}) deny rule" in message
+    assert str(managed / "10-org.json") in message  # a settings layer it read
+    assert sandbox.run("install").returncode == 0  # install again: the folder is walled
+    assert protection(sandbox)[0] == "ok"
+    data = json.loads(sandbox.settings.read_text())
+    assert str(market) in data["sandbox"]["filesystem"]["denyWrite"]
+    assert f"Edit(/{market}/**)" in data["permissions"]["deny"]  # a folder, though not made yet

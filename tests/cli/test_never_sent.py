@@ -42,3 +42,17 @@ def test_the_audit_summary_says_which_configured_events_are_never_sent(sandbox: 
     for mode in ("--summary", "--gaps"):
         said = sandbox.run("audit", mode).stdout
         assert "not in the log, as SessionStart hooks (" in said and "never run" in said, said
+
+
+def test_a_managed_registration_counts_for_check_and_doctor(sandbox: Sandbox) -> None:
+    # install --managed registers the tool events only: a SessionStart hook never runs
+    assert sandbox.run("install", "--managed").returncode == 0  # the sandbox's managed folder
+    sandbox.write(sandbox.config, "hooks:\n" + PRE_TOOL_USE + SESSION_START)
+    checked = sandbox.run("check")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "SessionStart hooks (" in checked.stdout and "never run" in checked.stdout
+    assert "PreToolUse hooks (" not in checked.stdout
+    found = json.loads(sandbox.run("doctor", "--json").stdout)
+    events = [f["message"] for f in found if f["topic"] == "events"]
+    assert len(events) == 1 and events[0].startswith("SessionStart hooks ("), events
+    assert "SessionStart" in sandbox.run("audit", "--summary").stdout

@@ -387,3 +387,46 @@ def test_where_the_sandbox_cannot_start_claude_code_runs_no_command(tmp_path: Pa
     )
     assert not (world.project / "ran.txt").exists(), result.stderr
     assert result.returncode != 0 and "sandbox" in result.stderr, result.stderr
+
+
+def test_a_plugin_folder_the_settings_name_is_walled(tmp_path: Path) -> None:
+    """A local marketplace named in the user's settings, inside the project (where sandboxed
+    commands may otherwise write): after `ccbridge install` runs again, its plugin files stay
+    as they were, with ccbridge's text guards off."""
+    world = walled(tmp_path)
+    market = world.project / "third_party" / "market"
+    register = market / "p" / "hooks" / "register.js"
+    register.parent.mkdir(parents=True)
+    register.write_text("// the team's\n")
+    source = {"source": "directory", "path": str(market)}
+    user = world.home / ".claude" / "settings.json"
+    user.write_text(json.dumps({"extraKnownMarketplaces": {"team": {"source": source}}}))
+    env = {**os.environ, "HOME": str(world.home), **world.env}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    done = subprocess.run(
+        [ccbridge_executable(), "install"],
+        cwd=world.project,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    settings = json.loads((world.project / ".claude" / "settings.json").read_text())
+    assert str(market) in settings["sandbox"]["filesystem"]["denyWrite"], settings
+    world.settings = settings
+    before = {path: path.read_bytes() for path in (register, user)}
+    tries = [
+        f"echo x > {register}",
+        "cp off.yaml third_party/market/p/hooks/hooks.json",
+        "cd third_party && rm -rf market",
+    ]
+    result = session(world, [attempt(n, c) for n, c in enumerate(tries)])
+    told = f"CC said: {result.requests.tool_results()}; stderr: {result.stderr[-800:]}"
+    assert {path: path.read_bytes() for path in (register, user)} == before, told
+    assert not (market / "p" / "hooks" / "hooks.json").exists(), told
+    seen = outcomes(world)
+    assert set(seen) <= {f"FAILED-{n}" for n in range(len(tries))}, told
+    refused = sum("blocked by a deny rule" in r.content for r in result.requests.tool_results())
+    assert len(set(seen)) + refused >= len(tries), (seen, told)  # each ran, or CC refused it

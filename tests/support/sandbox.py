@@ -87,6 +87,9 @@ class Sandbox:
             HOME=str(self.home),
             CCBRIDGE_STATE_DIR=str(self.state),
             CCBRIDGE_CACHE_DIR=str(self.cache),
+            # managed settings of the sandbox's own: never the machine's (which a real-CC test
+            # may be writing meanwhile)
+            CCBRIDGE_MANAGED_DIR=str(root / "etc" / "claude-code" / "managed-settings.d"),
             PATH=f"{root / 'bin'}:{env.get('PATH', '/usr/bin:/bin')}",
         )
         self.env = env

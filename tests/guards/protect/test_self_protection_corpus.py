@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
+from bridge.wall import plugin_dirs
 from tests.support import REPO
 
 GUIDE = REPO / "docs" / "guards.md"
@@ -325,6 +326,24 @@ REFUSED += [
     "rm /etc/claude-code/managed-settings.d/ccbridge.json",
     "mv /etc/claude-code/managed-settings.d /tmp/x",
 ]
+# Plugin and marketplace folders that CC's settings name (the world's user settings and a
+# managed drop-in, see World): a local marketplace's plugins are read in place, and a folder in
+# CLAUDE_CODE_PLUGIN_DIRS loads as a plugin, hooks modules included.
+NAMED_PLUGIN_DIRS = [
+    "echo 'export function register(on) {}' > {home}/team-market/p/hooks/register.js",
+    "cp evil.js {home}/team-market/p/hooks/register.js",
+    "tee {home}/pdirs/two/hooks/hooks.json < mod.json",
+    "python3 -c \"open('{home}/pdirs/one/hooks/register.js', 'w').write('x')\"",
+    "sed -i 's/deny/allow/' {home}/org/p/hooks/register.js",
+    "echo '{}' > {home}/org/.claude-plugin/marketplace.json",
+    "cd third_party && echo x > market/p/hooks/register.js",
+    "cd {home} && rm -rf team-market",
+    "mv /tmp/evil-plugin {project}/third_party/market/p",
+    "touch {home}/mp-cache/team/x",
+    "rm -rf {home}/org",
+    "cp evil.js {home}/added-market/p/hooks/register.js",
+]
+REFUSED += NAMED_PLUGIN_DIRS
 # Writers outside any list of writers: every word of a command not known to only read counts
 # as a path it may write (the attacker's inputs first, then siblings).
 REFUSED += [
@@ -591,6 +610,18 @@ BENIGN = [
     "ls ~/.claude/dev-mods",
     "cat /etc/claude-code/managed-settings.d/ccbridge.json",
 ]
+# Look-alikes of the named plugin folders: they read them, or write beside them.
+NAMED_PLUGIN_DIRS_BENIGN = [
+    "echo x > {home}/team-market-notes.txt",
+    "cat {home}/team-market/p/hooks/register.js",
+    "cp {home}/team-market/p/hooks/register.js /tmp/copy.js",
+    "cd third_party && echo x > marketing/notes.txt",
+    "echo x > {home}/pdirs/three/x",
+    "sed -i 's/a/b/' {home}/org-notes.md",
+    "grep -r deny {home}/org",
+    "ls {home}/pdirs/one",
+]
+BENIGN += NAMED_PLUGIN_DIRS_BENIGN
 
 # Look-alikes of the rules above: they read the protected files, write elsewhere, or do nothing
 # to the work tree.
@@ -681,11 +712,44 @@ class World:
         (self.project / ".claude" / "settings.json").write_text('{"hooks": {}}')
         (self.project / "scripts").mkdir()
         (self.project / "scripts" / "dev.sh").write_text('#!/bin/sh\nexec make "$@"\n')
+        managed = root / "etc" / "claude-code" / "managed-settings.d"
+        self.name_plugin_dirs(managed)
         self.env = {
             "HOME": str(self.home),
             "CLAUDE_PROJECT_DIR": str(self.project),
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "CCBRIDGE_MANAGED_DIR": str(managed),
         }
+
+    def name_plugin_dirs(self, managed: Path) -> None:
+        """Plugin folders named by settings: a local `directory` marketplace (absolute, and one
+        relative to the project), plugin folders in a settings `env` block, a marketplace's
+        `installLocation`, in a managed drop-in a `file` marketplace in `.claude-plugin/`, and
+        a marketplace `claude plugin marketplace add` recorded."""
+        market = {"source": "directory", "path": str(self.home / "team-market")}
+        user = {
+            "extraKnownMarketplaces": {
+                "team": {"source": market, "installLocation": "~/mp-cache/team"},
+                "vendored": {"source": {"source": "directory", "path": "./third_party/market"}},
+            },
+            "env": {"CLAUDE_CODE_PLUGIN_DIRS": f"{self.home}/pdirs/one:{self.home}/pdirs/two"},
+        }
+        (self.home / ".claude" / "settings.json").write_text(json.dumps(user))
+        manifest = self.home / "org" / ".claude-plugin" / "marketplace.json"
+        source = {"source": "file", "path": str(manifest)}
+        org = {"extraKnownMarketplaces": {"org": {"source": source}}}
+        managed.mkdir(parents=True)
+        (managed / "10-org.json").write_text(json.dumps(org))
+        added = {"added": {"source": {"source": "directory", "path": f"{self.home}/added-market"}}}
+        (self.home / ".claude" / "plugins").mkdir(parents=True)
+        (self.home / ".claude" / "plugins" / "known_marketplaces.json").write_text(
+            json.dumps(added)
+        )
+        hooks = self.home / "team-market" / "p" / "hooks"
+        hooks.mkdir(parents=True)
+        (hooks / "register.js").write_text("")
+        for folder in ("market", "marketing"):
+            (self.project / "third_party" / folder).mkdir(parents=True)
 
     def command(self, template: str) -> str:
         for key in ("home", "project", "state", "cache"):
@@ -701,7 +765,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 @pytest.fixture
 def judge(world: World, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], str | None]:
     monkeypatch.setenv("HOME", str(world.home))
-    guard = self_protection_guard(*protected_roots(world.env, world.project), env=world.env)
+    named = plugin_dirs(world.env, str(world.project))
+    roots = protected_roots(world.env, world.project, named)
+    guard = self_protection_guard(*roots, env=world.env)
 
     def judge(template: str) -> str | None:
         command = {"command": world.command(template)}
@@ -790,6 +856,37 @@ def test_the_real_executable_lets_look_alikes_pass(world: World, command: str) -
     done = ccbridge_run(world, command)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "permissionDecision" not in done.stdout
+
+
+@pytest.mark.parametrize("command", NAMED_PLUGIN_DIRS)
+def test_the_real_executable_keeps_the_plugin_folders_settings_name(
+    world: World, command: str
+) -> None:
+    done = ccbridge_run(world, command)
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert (done.returncode, answer["permissionDecision"]) == (2, "deny"), done.stderr
+    assert answer["permissionDecisionReason"].startswith("[self-protection] ")
+
+
+@pytest.mark.parametrize("command", NAMED_PLUGIN_DIRS_BENIGN)
+def test_the_real_executable_lets_their_look_alikes_pass(world: World, command: str) -> None:
+    done = ccbridge_run(world, command)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "permissionDecision" not in done.stdout
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "{home}/team-market/p/hooks/register.js",
+        "{project}/third_party/market/p/hooks/hooks.json",
+        "{home}/org/.claude-plugin/marketplace.json",
+    ],
+)
+def test_the_file_tools_cannot_write_into_a_named_plugin_folder(world: World, path: str) -> None:
+    done = ccbridge_run(world, path, tool="Write")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "[self-protection] " in done.stdout
 
 
 @pytest.mark.parametrize(
