@@ -197,9 +197,9 @@ def parse_event(data: bytes, host: str | None = None) -> HookEvent:
         _check_skill_shell(raw)
     for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
         if key in raw and raw[key] is not None and not isinstance(raw[key], str):
-            error = EventError(f"hook event field {key} must be a string")
-            error.event = name
-            raise error
+            refusal = EventError(f"hook event field {key} must be a string")
+            refusal.event = name
+            raise refusal
     if caller == "claude-code":
         return HookEvent(name=name, raw=raw, data=data)
     return ForeignEvent(name=name, raw=raw, data=data, host=caller)
