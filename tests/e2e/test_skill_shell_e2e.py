@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from .goal_support import newest_claude
-from .harness import Result, ccbridge_executable, run_claude
+from .harness import Result, ccbridge_executable, claude_binary, claude_cache, run_claude
 from .model_stub import ToolCall, Turn
 from .test_sandbox_e2e import require_sandbox
 
@@ -118,3 +118,94 @@ def test_with_the_wall_the_inline_command_runs_inside_the_sandbox(tmp_path: Path
     told = f"CC said: {result.requests.incoming_texts()[-3:]}; stderr: {result.stderr[-800:]}"
     assert not outside.exists(), told
     assert result.requests.model_saw("Read-only file system"), told
+
+
+def plain_hook_project(root: Path, outside: Path, answer: str, on_failure: bool) -> Path:
+    """A skill whose inline command makes `outside`, and a plain CC hook (no ccbridge) on the
+    event answering as `answer` says."""
+    project = root / "project"
+    (project / ".claude" / "skills" / "tidy").mkdir(parents=True)
+    (project / ".claude" / "skills" / "tidy" / "SKILL.md").write_text(
+        f"{SKILL}Run: !`touch {outside}`\n"
+    )
+    hook = root / "hook.sh"
+    hook.write_text(f"#!/bin/sh\ncat >/dev/null\n{answer}\n")
+    hook.chmod(0o755)
+    handler = {"type": "command", "command": str(hook), "timeout": 30}
+    settings = {
+        "permissions": {"allow": ["Bash", "Skill"]},
+        "hooks": {
+            "PreSkillShellCommand": [
+                {"hooks": [{**handler, **({"onFailure": "block"} if on_failure else {})}]}
+            ]
+        },
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    return project
+
+
+ANSWERS = {
+    "block": ('printf \'%s\' \'{"decision": "block", "reason": "no"}\'', True, False),
+    "deny": (
+        'printf \'%s\' \'{"hookSpecificOutput": {"hookEventName": "PreSkillShellCommand", '
+        '"permissionDecision": "deny", "permissionDecisionReason": "no"}}\'',
+        True,
+        False,
+    ),
+    "exit-2": ("echo no >&2; exit 2", True, False),
+    "exit-1-onFailure-block": ("echo broken >&2; exit 1", True, True),
+    "exit-1": ("echo broken >&2; exit 1", False, False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ANSWERS))
+def test_which_answers_of_a_plain_hook_refuse_the_inline_command(tmp_path: Path, case: str) -> None:
+    """What ccbridge's answer rests on, measured without ccbridge: which of a hook's answers
+    keep a skill's inline command from running on Claude Code 2.1.332."""
+    answer, refuses, on_failure = ANSWERS[case]
+    outside = tmp_path / "outside"
+    project = plain_hook_project(tmp_path, outside, answer, on_failure)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    script = [Turn(tool_calls=(ToolCall("Skill", {"skill": "tidy"}),)), Turn.say("done")]
+    result = run_claude(newest_claude(), project, settings, script, timeout=180)
+    told = f"CC said: {result.requests.incoming_texts()[-3:]}; stderr: {result.stderr[-800:]}"
+    assert outside.exists() is not refuses, told
+    assert result.requests.model_saw("[not run: blocked by hook:") is refuses, told
+
+
+def test_claude_code_refuses_the_agent_a_write_into_the_skills_directory(tmp_path: Path) -> None:
+    """Why ccbridge does not keep `.claude/skills` itself: in a `-p` session Claude Code 2.1.332
+    already refuses the agent's Write and Bash there, allowed or not (a sensitive path)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    target = project / ".claude" / "skills" / "x" / "SKILL.md"
+    allow = [f"{tool}(/{project}/.claude/**)" for tool in ("Edit", "Write")]
+    settings = {"permissions": {"allow": ["Bash", "Write", "Edit", "Skill", *allow]}}
+    script = [
+        Turn(tool_calls=(ToolCall("Write", {"file_path": str(target), "content": SKILL}),)),
+        Turn.bash(f"mkdir -p {target.parent} && printf x > {target}"),
+        Turn.say("done"),
+    ]
+    result = run_claude(newest_claude(), project, settings, script, timeout=180)
+    told = f"CC said: {result.requests.tool_results()}; stderr: {result.stderr[-800:]}"
+    assert not target.exists(), told
+    results = result.requests.tool_results()
+    assert len(results) == 2 and all(r.is_error for r in results), told
+
+
+def test_claude_code_2_1_197_never_sends_the_event(tmp_path: Path) -> None:
+    """Before 2.1.332 a hook on the event is not run in a `-p` session: the command runs (an
+    interactive session opens a dialog instead), which is why install registers it from 2.1.332
+    on only."""
+    binary = claude_binary("2.1.197")
+    if binary is None:
+        message = f"Claude Code 2.1.197 is not in {claude_cache()}: run scripts/fetch-clients"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    outside = tmp_path / "outside"
+    project = plain_hook_project(tmp_path, outside, ANSWERS["block"][0], on_failure=True)
+    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    script = [Turn(tool_calls=(ToolCall("Skill", {"skill": "tidy"}),)), Turn.say("done")]
+    result = run_claude(binary, project, settings, script, timeout=180)
+    assert outside.exists(), f"CC said: {result.requests.incoming_texts()[-3:]}"
