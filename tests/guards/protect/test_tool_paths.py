@@ -204,3 +204,31 @@ def test_the_executable_denies_an_unknown_tool_writing_the_settings(
     assert outcome.exit_code == 2, outcome
     assert outcome.reason.startswith("[self-protection] "), outcome
     assert f"{event['tool_name']} names " in outcome.reason
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "expected"),
+    [
+        ("mcp__shell__run_command", {"command": "rm -f .claude/settings.json"}, "may write"),
+        ("mcp__shell__run_command", {"command": "ccbridge uninstall"}, "runs ccbridge itself"),
+        (
+            "mcp__term__exec",
+            {"cmd": "sh", "args": ["-c", "echo > .claude/ccbridge.yaml"]},
+            "may write",
+        ),
+        ("mcp__term__exec", {"script": "cd .claude && rm settings.json"}, "may write"),
+    ],
+)
+def test_a_shell_command_a_tool_takes_is_judged_as_bash(
+    tool: str, tool_input: dict[str, Any], expected: str
+) -> None:
+    reason = judged(tool, tool_input)
+    assert isinstance(reason, str) and expected in reason, reason
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [{"command": "git status"}, {"cmd": "ls", "args": ["-la"]}, {"command": "make test"}],
+)
+def test_an_ordinary_shell_command_a_tool_takes_passes(tool_input: dict[str, Any]) -> None:
+    assert judged("mcp__shell__run_command", tool_input) is None
