@@ -331,7 +331,7 @@ def _approval(config: CompiledConfig) -> Callable[[Execution, Ask], Any]:
 def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -> Report:
     host = host or Host()
     report = Report(event=event, config=config)
-    if event.name == "PreToolUse":
+    if event.name in PRE_EVENTS:
         _pre_tool_use(report, host)
     elif event.name in ("PostToolUse", "PostToolUseFailure"):
         _post_tool_use(report, host)
@@ -340,6 +340,9 @@ def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -
     return report
 
 
+# Judged before something runs: a tool call, or a skill's inline shell command as it loads
+# (Claude Code runs that without a PreToolUse, so it is judged as the Bash call it is).
+PRE_EVENTS = ("PreToolUse", "PreSkillShellCommand")
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
 # Told with each prompt while goals are on: the model cannot use commands it never hears of.
 GOAL_HINT = (
@@ -403,20 +406,23 @@ def _loops(report: Report) -> bool:
 
 
 def _pre_tool_use(report: Report, host: Host) -> None:
-    config = report.config
+    """PreToolUse, and PreSkillShellCommand: the same stations judge a skill's inline command
+    (its own sub-hooks, self-protection, the guards); only the answer's form differs."""
+    config, name = report.config, report.event.name
+    refuse = answer.deny if name == "PreToolUse" else _skill_shell_refusal
     if config.error is not None:
-        report.answer = answer.deny(f"ccbridge config error: {config.error}")
+        report.answer = refuse(f"ccbridge config error: {config.error}")
         return
     cwd = report.event.cwd
     if cwd and not os.path.isdir(cwd):
         # No sub-hook could start there, and every relative path of the call would be judged
         # against a place that is not: the call is not judged, so it is denied.
-        report.answer = answer.deny(
+        report.answer = refuse(
             f"ccbridge: the call's working directory {cwd!r} does not exist (or is no "
             "directory), so the call cannot be judged"
         )
         return
-    subhooks = _Subhooks(report, host, "PreToolUse")
+    subhooks = _Subhooks(report, host, name)
     policies = config.policies
     stations = Stations(
         pre_execute=[
@@ -430,11 +436,21 @@ def _pre_tool_use(report: Report, host: Host) -> None:
     execution = execution_of(report.event)
     outcome = decide(execution, stations, _approval(config), every_guard=host.every_guard)
     report.steps = outcome.trace
-    decision = _judge_goal_change(report, host, outcome.decision)
+    decision = outcome.decision
+    if name == "PreToolUse":  # a goal change applies at the call's PostToolUse: a Bash call's
+        decision = _judge_goal_change(report, host, decision)
     if isinstance(decision, Deny):
         _result, post_steps = finish(execution, denial_result(decision.reason), stations)
         report.steps += post_steps
-    report.answer = answer.pre_tool_use(decision, *_extras(report.folded))
+    if name == "PreToolUse":
+        report.answer = answer.pre_tool_use(decision, *_extras(report.folded))
+    else:  # no context reaches the model from this event
+        _contexts, messages, stop_reason = _extras(report.folded)
+        report.answer = answer.skill_shell(decision, messages, stop_reason)
+
+
+def _skill_shell_refusal(reason: str) -> Answer:
+    return answer.skill_shell(Deny(reason))
 
 
 def _post_tool_use(report: Report, host: Host) -> None:

@@ -31,6 +31,10 @@ def failure_answer(event_name: str | None, reason: str) -> Answer:
         return answer.post_tool_use(event_name, reason, system_messages=(reason,))
     if event_name in (None, "PreToolUse"):
         return answer.deny(reason)
+    if event_name == "PreSkillShellCommand":
+        from bridge.pipeline import Deny
+
+        return answer.skill_shell(Deny(reason))
     if event_name == "PermissionRequest":
         return answer.permission_request(reason)
     if event_name in ("UserPromptSubmit", "PreCompact"):
@@ -84,7 +88,11 @@ def run(
                     event = read_event(stdin, host=host)
                 except EventError as problem:
                     error = str(problem)
-                    result = answer.deny(f"ccbridge: {problem}")
+                    result = (
+                        failure_answer(problem.event, f"ccbridge: {problem}")
+                        if problem.event == "PreSkillShellCommand"
+                        else answer.deny(f"ccbridge: {problem}")
+                    )
                     caller = problem.host or host
                 else:
                     event_name, raw, caller = event.name, dict(event.raw), event.host

@@ -105,6 +105,31 @@ NO_WALL_SAYS = (
 )
 
 
+def skill_shell_for(env: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether to register PreSkillShellCommand (the claude on PATH sends it), and why."""
+    from bridge.commands.doctor import SKILL_SHELL_SINCE, find_claude, skill_shell_known
+
+    claude = find_claude(env)
+    since = ".".join(map(str, SKILL_SHELL_SINCE))
+    if skill_shell_known(claude):
+        shown = ".".join(map(str, claude.version or ()))
+        return True, (
+            f"registered for PreSkillShellCommand (claude {shown}): a skill's or command's "
+            "inline shell commands are judged as they load, as a Bash call is"
+        )
+    found = (
+        f"claude {'.'.join(map(str, claude.version))}"
+        if claude.version is not None
+        else str(claude.problem)
+    )
+    return False, (
+        f"not registered for PreSkillShellCommand ({found}; the event needs claude {since} or "
+        "later, and older ones open a dialog at start for a settings file naming it): a skill's "
+        "inline shell commands are not judged by ccbridge; run `ccbridge install` again after "
+        "updating claude"
+    )
+
+
 def show(plan: installing.Plan, diff: bool) -> None:
     """The notes, and with `diff` the changes to both files as a unified diff."""
     files = (
@@ -249,15 +274,21 @@ def install(
         command, chosen = registration_for(scope, installing.ccbridge_executable(sys.argv[0]), env)
         settings = installing.read_bytes(where.settings)
         config = installing.read_bytes(where.config)
-        plan = installing.plan_install(where, settings, config, command, goals=False)
+        skill_shell, said_skill = skill_shell_for(env)
+        plan = installing.plan_install(
+            where, settings, config, command, goals=False, skill_shell=skill_shell
+        )
         goals, config_error = goals_enabled(env, plan)
         if goals:
-            plan = installing.plan_install(where, settings, config, command, goals=True)
+            plan = installing.plan_install(
+                where, settings, config, command, goals=True, skill_shell=skill_shell
+            )
         if not no_sandbox:
             plan = with_wall(env, plan)
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
     plan.notes.append(chosen)
+    plan.notes.append(said_skill)
     if env.get(CONFIG_ENV):
         plan.notes.append(
             f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"

@@ -23,6 +23,8 @@ from bridge.wire.event import SUBHOOK_EVENTS
 
 Level = Literal["ok", "info", "warn", "fail"]
 ON_FAILURE_SINCE = (2, 1, 295)
+# The first Claude Code with the PreSkillShellCommand hook event.
+SKILL_SHELL_SINCE = (2, 1, 332)
 PROBE_EVENT = b'{"hook_event_name":"Notification","session_id":"doctor","cwd":"."}'
 PROBE_TIMEOUT = 30.0
 _VERSION = re.compile(r"\b(\d+)\.(\d+)\.(\d+)\b")
@@ -46,15 +48,19 @@ def parse_version(text: str) -> tuple[int, int, int] | None:
     return major, minor, patch
 
 
-def check_claude(env: Mapping[str, str]) -> Iterator[Finding]:
+@dataclass(frozen=True)
+class Claude:
+    """The `claude` on PATH: where, its version, or what kept it from being known."""
+
+    path: str | None
+    version: tuple[int, int, int] | None = None
+    problem: str | None = None
+
+
+def find_claude(env: Mapping[str, str]) -> Claude:
     path = shutil.which("claude", path=env.get("PATH"))
     if path is None:
-        yield Finding(
-            "fail",
-            "claude",
-            "no `claude` on PATH: Claude Code is not installed here, or not on this PATH",
-        )
-        return
+        return Claude(None, problem="no `claude` on PATH")
     try:
         done = subprocess.run(
             [path, "--version"],
@@ -65,11 +71,31 @@ def check_claude(env: Mapping[str, str]) -> Iterator[Finding]:
         )
         text = done.stdout.decode("utf-8", "replace").strip()
     except (OSError, subprocess.TimeoutExpired) as error:
-        yield Finding("warn", "claude", f"{path} --version did not answer: {error}")
-        return
+        return Claude(path, problem=f"{path} --version did not answer: {error}")
     version = parse_version(text)
     if version is None:
-        yield Finding("warn", "claude", f"{path} --version printed no version: {text[:200]!r}")
+        return Claude(path, problem=f"{path} --version printed no version: {text[:200]!r}")
+    return Claude(path, version)
+
+
+def skill_shell_known(claude: Claude) -> bool:
+    """Whether that claude sends PreSkillShellCommand (older ones open a dialog at start for a
+    settings file naming it, so ccbridge is registered for it only from that version on)."""
+    return claude.version is not None and claude.version >= SKILL_SHELL_SINCE
+
+
+def check_claude(env: Mapping[str, str], claude: Claude | None = None) -> Iterator[Finding]:
+    claude = claude or find_claude(env)
+    path, version = claude.path, claude.version
+    if path is None:
+        yield Finding(
+            "fail",
+            "claude",
+            "no `claude` on PATH: Claude Code is not installed here, or not on this PATH",
+        )
+        return
+    if version is None:
+        yield Finding("warn", "claude", str(claude.problem))
         return
     shown = ".".join(map(str, version))
     yield Finding("ok", "claude", f"claude {shown} at {path}")
@@ -487,6 +513,56 @@ def check_never_sent(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[F
         yield Finding("fail", "events", never_sent_message(event, where))
 
 
+SKILL_SHELL_GAP = (
+    "a skill's or command's inline shell commands (!`cmd` in SKILL.md or a command file, run "
+    "as it loads, with no PreToolUse) are not judged by ccbridge: neither self-protection nor "
+    "the guards see them; with the wall up they run inside Claude Code's sandbox all the same "
+    "(measured with 2.1.332), without it nothing holds them"
+)
+
+
+def check_skill_shell(files: Sequence[Path], claude: Claude) -> Iterator[Finding]:
+    """Whether the inline shell commands of skills are judged: ccbridge registered for
+    PreSkillShellCommand, on a claude that sends it."""
+    found = registrations(files)
+    registered = {event for per_event in found.values() for event in per_event}
+    if not registered:
+        return  # check_registration says so
+    since = ".".join(map(str, SKILL_SHELL_SINCE))
+    shown = ".".join(map(str, claude.version)) if claude.version is not None else None
+    if "PreSkillShellCommand" in registered:
+        if claude.version is not None and not skill_shell_known(claude):
+            yield Finding(
+                "warn",
+                "skills",
+                f"ccbridge is registered for PreSkillShellCommand, but claude {shown} is older "
+                f"than {since}: it never sends the event and opens a dialog at start for a "
+                "settings file naming it; update claude",
+            )
+        else:
+            yield Finding(
+                "ok",
+                "skills",
+                "registered for PreSkillShellCommand: a skill's or command's inline shell "
+                "commands are judged as they load, as a Bash call is",
+            )
+        return
+    if skill_shell_known(claude):
+        yield Finding(
+            "warn",
+            "skills",
+            f"not registered for PreSkillShellCommand (claude {shown} sends it): "
+            f"{SKILL_SHELL_GAP}; run `ccbridge install` again",
+        )
+    else:
+        why = f"claude {shown} has" if shown else "the claude found has"
+        yield Finding(
+            "info",
+            "skills",
+            f"{why} no PreSkillShellCommand event (it needs {since} or later): {SKILL_SHELL_GAP}",
+        )
+
+
 def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
     """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
     without them every goal command is refused with no_turn, or judged and never applied."""
@@ -593,8 +669,9 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     managed = managed_files(env)
     every = [*files, *managed]  # a managed registration runs ccbridge as much as any other
     paths = [Path(path) for path in find_config(None, env, project)[0]]
+    claude = find_claude(env)
     findings = [
-        *check_claude(env),
+        *check_claude(env, claude),
         *check_registration(files, managed),
         *check_kept(every, env, project),
         *check_starts(every, env, project),
@@ -607,6 +684,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
             *check_twice(every, paths),
             *check_never_sent(every, paths),
             *check_goals(every, paths),
+            *check_skill_shell(every, claude),
             *check_wall(files, paths, env, project),
         ]
     return findings

@@ -35,6 +35,9 @@ from bridge.wire.event import SUBHOOK_EVENTS
 Scope = Literal["user", "project", "local"]
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
+# A skill's inline shell command as it loads: registered where the claude found sends it
+# (Claude Code before 2.1.332 opens a dialog at start for a settings file naming it).
+SKILL_SHELL = "PreSkillShellCommand"
 CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_HOOK_TIMEOUT)
 WIDE = 2**31 - 1  # YAML line width: a long command stays on one line, as it was written
 
@@ -89,6 +92,7 @@ _REFUSING = {
         }
     },
     "UserPromptSubmit": {"decision": "block", "reason": INSTALL_HINT},
+    "PreSkillShellCommand": {"decision": "block", "reason": INSTALL_HINT},
 }
 
 
@@ -389,10 +393,11 @@ def plan_install(
     config_before: bytes | None,
     command: Command,
     goals: bool,
+    skill_shell: bool = False,
 ) -> Plan:
     data = read_settings(where.settings, settings_before)
     notes: list[str] = []
-    wanted = TOOL_EVENTS + (GOAL_EVENTS if goals else ())
+    wanted = TOOL_EVENTS + ((SKILL_SHELL,) if skill_shell else ()) + (GOAL_EVENTS if goals else ())
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, [])
     config_after = config_before
     if moved or config_before is None:
@@ -404,7 +409,8 @@ def plan_install(
             + " and ".join(f"{name} ({what})" for name, what in STARTER_GUARDS)
             + "; delete a guard's line there to switch it off"
         )
-    wanted += tuple(sorted(_hook_events(config_after) - set(wanted)))
+    unsent = set() if skill_shell else {SKILL_SHELL}  # this claude would not send it
+    wanted += tuple(sorted(_hook_events(config_after) - set(wanted) - unsent))
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, notes)
     best_effort = [
         f"{event} `{handler.get('command')}`"

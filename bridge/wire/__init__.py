@@ -37,3 +37,4 @@ class EventError(ValueError):
     whose envelope it was, when that much was told (its refusal is answered in its dialect)."""
 
     host: str | None = None
+    event: str | None = None  # the event, where its refusal has a form of its own

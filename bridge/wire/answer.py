@@ -79,6 +79,24 @@ def deny(reason: str) -> Answer:
     return pre_tool_use(Deny(reason))
 
 
+# Claude Code cannot ask anybody while a skill loads: an `ask` keeps the command from running.
+CANNOT_WAIT = "ccbridge asked for approval, which a skill's inline command cannot wait for"
+
+
+def skill_shell(
+    decision: PreDecision, system_messages: Sequence[str] = (), stop_reason: str | None = None
+) -> Answer:
+    """PreSkillShellCommand: a skill's inline shell command as it loads. A deny or an ask is
+    Claude Code's `decision: block` (the model reads `[not run: blocked by hook: reason]` in
+    the skill's text), with exit 2 and the reason on stderr, which also blocks; else nothing."""
+    payload = _common(system_messages, stop_reason)
+    if not isinstance(decision, Deny | Ask):
+        return Answer(payload)
+    reason = decision.reason if isinstance(decision, Deny) else f"{decision.reason}; {CANNOT_WAIT}"
+    payload.update(decision="block", reason=reason)
+    return Answer(payload, DENY_EXIT, reason)
+
+
 def post_tool_use(
     event_name: str,
     block_reason: str | None,

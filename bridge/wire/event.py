@@ -38,13 +38,19 @@ MATCHED_FIELD: dict[str, str | None] = {
     "SessionEnd": "reason",
     "PreCompact": "trigger",
     "Notification": "notification_type",
+    # A skill's or command's inline shell command (!`...`) as it loads: judged as a Bash call.
+    "PreSkillShellCommand": "tool_name",
 }
 SUBHOOK_EVENTS = frozenset(MATCHED_FIELD)
 # Events a hook can stop (a prompt, the end of a turn, a compaction, a permission): there a
 # sub-hook that fails blocks, as a PreToolUse failure denies. Elsewhere a failure is told.
 BLOCKING_EVENTS = frozenset(
-    {"PreToolUse", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact"}
+    {
+        *("PreToolUse", "PermissionRequest", "UserPromptSubmit", "Stop", "SubagentStop"),
+        *("PreCompact", "PreSkillShellCommand"),
+    }
 )
+SKILL_SHELL = "PreSkillShellCommand"
 
 
 class HookEvent(Record, frozen=True, slots=True):
@@ -141,6 +147,23 @@ def _foreign(raw: dict[str, Any]) -> bool:
     )
 
 
+def _check_skill_shell(raw: Mapping[str, Any]) -> None:
+    """A skill's inline command is judged by its text: without one there is nothing to judge,
+    and the refusal is answered in the event's own form (EventError.event)."""
+    problem = None
+    tool_input = raw.get("tool_input")
+    if not isinstance(raw.get("tool_name"), str) or not raw["tool_name"]:
+        problem = "has no tool_name string"
+    elif not isinstance(tool_input, Mapping):
+        problem = "has no tool_input object"
+    elif not isinstance(tool_input.get("command"), str):
+        problem = "has no tool_input.command string"
+    if problem is not None:
+        error = EventError(f"{SKILL_SHELL} event {problem}")
+        error.event = SKILL_SHELL
+        raise error
+
+
 def parse_event(data: bytes, host: str | None = None) -> HookEvent:
     if not data.strip():
         raise EventError("stdin was empty: expected one hook event as a JSON object")
@@ -170,9 +193,13 @@ def parse_event(data: bytes, host: str | None = None) -> HookEvent:
             raise EventError(f"{name} event has no tool_name string")
         if not isinstance(raw.get("tool_input"), dict):
             raise EventError(f"{name} event has no tool_input object")
+    elif name == SKILL_SHELL:
+        _check_skill_shell(raw)
     for key in ("session_id", "cwd", "tool_use_id", "agent_id"):
         if key in raw and raw[key] is not None and not isinstance(raw[key], str):
-            raise EventError(f"hook event field {key} must be a string")
+            refusal = EventError(f"hook event field {key} must be a string")
+            refusal.event = name
+            raise refusal
     if caller == "claude-code":
         return HookEvent(name=name, raw=raw, data=data)
     return ForeignEvent(name=name, raw=raw, data=data, host=caller)

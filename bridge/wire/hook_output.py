@@ -19,6 +19,10 @@ _TAIL = 2000
 PLAIN_CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "SessionStart", "PreCompact"})
 # Events where a block means "keep going": `continue: false` there is no block but a stop.
 _KEEP_GOING_EVENTS = frozenset({"Stop", "SubagentStop"})
+# Events answered with PreToolUse's permissionDecision. A skill's inline command takes a
+# PreToolUse-shaped answer too (Claude Code 2.1.332 reads either hookEventName there).
+_PERMISSION_EVENTS = frozenset({"PreToolUse", "PreSkillShellCommand"})
+SKILL_SHELL = "PreSkillShellCommand"
 
 
 def _text(data: bytes) -> str:
@@ -51,7 +55,8 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
             if verdict is not None and verdict.reason:
                 reason = verdict.reason
         return Verdict(
-            "block" if event_name != "PreToolUse" else "deny", reason=reason or "exited with code 2"
+            "deny" if event_name in _PERMISSION_EVENTS else "block",
+            reason=reason or "exited with code 2",
         )
     if run.exit_code != 0:
         detail = _text(run.stderr) or _text(run.stdout)
@@ -83,7 +88,9 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
         specific = {}
     elif not isinstance(specific, dict):
         raise ValueError("hookSpecificOutput must be an object")
-    elif specific.get("hookEventName") != event_name:
+    elif specific.get("hookEventName") != event_name and not (
+        event_name == SKILL_SHELL and specific.get("hookEventName") == "PreToolUse"
+    ):
         raise ValueError(
             f"hookSpecificOutput.hookEventName is {specific.get('hookEventName')!r}, "
             f"expected {event_name!r}"
@@ -102,9 +109,13 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
     if updated_input is not None and not isinstance(updated_input, dict):
         raise ValueError("updatedInput must be an object")
     kind, reason = _decision(event_name, payload, specific)
+    if event_name == SKILL_SHELL and updated_input is not None and kind not in ("deny", "block"):
+        # Claude Code runs no changed inline command: any updatedInput keeps it from running.
+        kind, reason = "deny", "the hook changed the command, which a skill's command cannot take"
     keeps_going = event_name in _KEEP_GOING_EVENTS
     if stop_reason is not None and kind not in ("deny", "block") and not keeps_going:
-        kind, reason = ("deny" if event_name == "PreToolUse" else "block"), stop_reason
+        kind = "deny" if event_name in _PERMISSION_EVENTS else "block"
+        reason = stop_reason
     updated_output = specific.get("updatedToolOutput", specific.get("updatedMCPToolOutput"))
     return Verdict(
         kind,
@@ -124,7 +135,7 @@ def _decision(
     if legacy is not None and legacy not in ("approve", "block"):
         raise ValueError(f"decision must be 'approve' or 'block', got {legacy!r}")
     legacy_reason = _string(payload, "reason")
-    if event_name == "PreToolUse":
+    if event_name in _PERMISSION_EVENTS:
         decision = specific.get("permissionDecision")
         if decision is not None:
             if decision not in _PRE_DECISIONS:

@@ -29,7 +29,18 @@ def test_a_healthy_install(sandbox: Sandbox) -> None:
     assert found["claude"][0][0] == "ok" and "2.1.332" in found["claude"][0][1]
     assert found["onFailure"][0][0] == "ok"
     assert found["registration"] == [
-        ("ok", f"{sandbox.settings}: PostToolUse, PostToolUseFailure, PreToolUse")
+        (
+            "ok",
+            f"{sandbox.settings}: PostToolUse, PostToolUseFailure, PreSkillShellCommand, "
+            "PreToolUse",
+        )
+    ]
+    assert found["skills"] == [
+        (
+            "ok",
+            "registered for PreSkillShellCommand: a skill's or command's inline shell "
+            "commands are judged as they load, as a Bash call is",
+        )
     ]
     assert found["starts"][0][0] == "ok"
     assert found["config"][0][0] == "ok" and found["audit"][0][0] == "ok"
