@@ -2,8 +2,6 @@
 Code's answer. `ccbridge run` (bridge.main) and `ccbridge explain` both use it; it never imports
 click, pydantic or PyYAML when the compiled config is cached (see docs/architecture.md)."""
 
-from __future__ import annotations
-
 import os
 import time
 
@@ -25,7 +23,7 @@ else:  # not `signal`: see bridge.subhooks.spawn
     import _signal
 
 
-def failure_answer(event_name: str | None, reason: str) -> Answer:
+def failure_answer(event_name: "str | None", reason: str) -> "Answer":
     """Fail closed: a tool call we could not judge is denied; a finished one gets feedback."""
     if event_name in ("PostToolUse", "PostToolUseFailure"):
         return answer.post_tool_use(event_name, reason, system_messages=(reason,))
@@ -41,12 +39,12 @@ def failure_answer(event_name: str | None, reason: str) -> Answer:
 
 
 def run(
-    config: str | None,
-    stdin: IO[bytes],
-    stdout: IO[bytes],
-    stderr: IO[str],
-    env: Mapping[str, str],
-    host: str | None = None,
+    config: "str | None",
+    stdin: "IO[bytes]",
+    stdout: "IO[bytes]",
+    stderr: "IO[str]",
+    env: "Mapping[str, str]",
+    host: "str | None" = None,
 ) -> int:
     """`host`: the agent named by `ccbridge run --host`; None: told by the event itself."""
     started = time.monotonic()
@@ -117,8 +115,12 @@ def run(
 
 
 def _in_dialect(
-    host: str, result: Answer, event_name: str | None, raw: dict[str, Any] | None, stderr: IO[str]
-) -> tuple[Answer, dict[str, Any]]:
+    host: str,
+    result: "Answer",
+    event_name: "str | None",
+    raw: "dict[str, Any] | None",
+    stderr: "IO[str]",
+) -> "tuple[Answer, dict[str, Any]]":
     """The answer as the calling agent reads it, and the audit's event naming that agent. A
     failure here keeps CC's answer: its exit 2 with the reason on stderr blocks on every host."""
     raw = {**(raw or {}), "ccbridge_host": host}
@@ -133,7 +135,7 @@ def _in_dialect(
         return result, raw
 
 
-def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
+def emit(result: "Answer", stdout: "IO[bytes]", stderr: "IO[str]") -> None:
     """Print the answer. A reader that went away must not turn the exit code into 1: the code
     alone still blocks (2) or lets CC's own flow decide (0)."""
     quietly(lambda: (stdout.write(result.stdout), stdout.flush()))
@@ -141,7 +143,7 @@ def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
         quietly(lambda: (stderr.write(result.stderr + "\n"), stderr.flush()))
 
 
-def quietly(write: Callable[[], object]) -> None:
+def quietly(write: "Callable[[], object]") -> None:
     """Write to a stream whose reader may have gone (OSError) or that may be closed (ValueError).
     Not contextlib.suppress: importing contextlib costs every hook call."""
     try:
@@ -151,8 +153,11 @@ def quietly(write: Callable[[], object]) -> None:
 
 
 def _judge(
-    event: HookEvent, config: str | None, env: Mapping[str, str], loaded: list[CompiledConfig]
-) -> Report:
+    event: "HookEvent",
+    config: "str | None",
+    env: "Mapping[str, str]",
+    loaded: "list[CompiledConfig]",
+) -> "Report":
     from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.paths import find_config, project_dir, wide_layers
@@ -167,16 +172,16 @@ def _judge(
 
 
 def _audit(
-    report: Report | None,
-    event_name: str | None,
+    report: "Report | None",
+    event_name: "str | None",
     started: float,
-    error: str | None,
-    result: Answer,
-    raw: dict[str, Any] | None,
-    settings: AuditConfig | None,
-    env: Mapping[str, str],
-    stderr: IO[str],
-    crash_log: str | None = None,
+    error: "str | None",
+    result: "Answer",
+    raw: "dict[str, Any] | None",
+    settings: "AuditConfig | None",
+    env: "Mapping[str, str]",
+    stderr: "IO[str]",
+    crash_log: "str | None" = None,
 ) -> None:
     """Failing to write the audit never changes the answer; it is said on stderr."""
     if settings is not None and not settings.enabled:
@@ -211,7 +216,9 @@ def _audit(
         stderr.write(f"ccbridge: could not write the audit record: {problem}\n")
 
 
-def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) -> str | None:
+def _crash_log(
+    problem: "BaseException", env: "Mapping[str, str]", stderr: "IO[str]"
+) -> "str | None":
     """Our own failure's traceback goes to a crash file in the state directory (the answer and
     the audit record keep `Type: message`); failing to write it never changes the answer."""
     try:
@@ -224,7 +231,7 @@ def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) 
         return None
 
 
-def hint_on_terminal(stdin: IO[bytes], stderr: IO[str], command: str) -> None:
+def hint_on_terminal(stdin: "IO[bytes]", stderr: "IO[str]", command: str) -> None:
     """A person who typed `ccbridge run` at a prompt would otherwise wait on a silent command."""
     try:
         waiting = stdin.isatty()
@@ -286,7 +293,7 @@ class _Clock:
 _CLOCK = _Clock()
 
 
-def arm(started: float, seconds: float, hard_stop: Callable[[str], None]) -> bool:
+def arm(started: float, seconds: float, hard_stop: "Callable[[str], None]") -> bool:
     """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer can
     be set (not the main thread): the call then runs without one."""
     clock = _CLOCK
@@ -331,7 +338,7 @@ def _set(seconds: float) -> None:
     _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 0.001))
 
 
-def _fired(_signum: int, frame: FrameType | None) -> None:
+def _fired(_signum: int, frame: "FrameType | None") -> None:
     clock = _CLOCK
     if clock.stage == 0:
         clock.stage = 1
@@ -351,7 +358,7 @@ def answered(exit_code: int) -> None:
     _CLOCK.exit_code = exit_code
 
 
-def doing(frame: FrameType | None) -> str:
+def doing(frame: "FrameType | None") -> str:
     """What the call was at when the deadline passed: the sub-hooks, or the innermost function."""
     innermost = frame
     while frame is not None:

@@ -1,7 +1,5 @@
 """The audit record of one invocation, built from the engine's Report."""
 
-from __future__ import annotations
-
 import time
 
 from bridge import __version__
@@ -15,20 +13,20 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import Any
 
 
-def input_digest(tool_input: Any) -> str:
+def input_digest(tool_input: "Any") -> str:
     return "sha256:" + sha256_hex(jsonio.dumps(tool_input, sort_keys=True))
 
 
 def build(
-    report: Report | None,
+    report: "Report | None",
     *,
     event_name: str,
     started: float,
-    error: str | None,
-    final: dict[str, Any],
-    raw: dict[str, Any] | None = None,
-    crash_log: str | None = None,
-) -> dict[str, Any]:
+    error: "str | None",
+    final: "dict[str, Any]",
+    raw: "dict[str, Any] | None" = None,
+    crash_log: "str | None" = None,
+) -> "dict[str, Any]":
     raw = raw if raw is not None else (dict(report.event.raw) if report else {})
     record: dict[str, Any] = {
         "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())

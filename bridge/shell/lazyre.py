@@ -5,8 +5,6 @@ A plain command (`git status`) never meets most of the policies' patterns, and i
 in the source (`(?s)`, `(?m)`), so defining a pattern needs no `re` either.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
@@ -23,29 +21,29 @@ class Lazy:
         self._compiled: re.Pattern[str] | None = None
 
     @property
-    def compiled(self) -> re.Pattern[str]:
+    def compiled(self) -> "re.Pattern[str]":
         if self._compiled is None:
             import re
 
             self._compiled = re.compile(self.source)
         return self._compiled
 
-    def match(self, text: str, pos: int = 0) -> re.Match[str] | None:
+    def match(self, text: str, pos: int = 0) -> "re.Match[str] | None":
         return self.compiled.match(text, pos)
 
-    def fullmatch(self, text: str) -> re.Match[str] | None:
+    def fullmatch(self, text: str) -> "re.Match[str] | None":
         return self.compiled.fullmatch(text)
 
-    def search(self, text: str) -> re.Match[str] | None:
+    def search(self, text: str) -> "re.Match[str] | None":
         return self.compiled.search(text)
 
-    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+    def finditer(self, text: str) -> "Iterator[re.Match[str]]":
         return self.compiled.finditer(text)
 
-    def split(self, text: str) -> list[str]:
+    def split(self, text: str) -> "list[str]":
         return self.compiled.split(text)
 
-    def sub(self, replacement: str | Callable[[re.Match[str]], str], text: str) -> str:
+    def sub(self, replacement: "str | Callable[[re.Match[str]], str]", text: str) -> str:
         return self.compiled.sub(replacement, text)
 
 
