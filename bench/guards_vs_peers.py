@@ -328,7 +328,7 @@ def judge_with(self_protection: bool) -> Callable[[str], tuple[str, str]]:
     if self_protection:
         import importlib
 
-        for module in ("bridge.guards.protect.protect", "bridge.policies.protect"):
+        for module in ("bridge.guards.protect.protect_paths", "bridge.policies.protect"):
             try:
                 protect = importlib.import_module(module)
                 break

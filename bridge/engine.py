@@ -28,7 +28,7 @@ from bridge.pipeline import (
     denial_result,
     finish,
 )
-from bridge.pipeline.record import Record, field, replace
+from bridge.pipeline.valueclass import Record, field, replace
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 from bridge.wire.event import BLOCKING_EVENTS, SUBHOOK_EVENTS, HookEvent
@@ -254,7 +254,7 @@ def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
         return []
     if event.tool_name not in SELF_PROTECTED_TOOLS:
         return []
-    from bridge.guards.protect.protect import SELF_PROTECTION, self_protection_guard
+    from bridge.guards.protect.protect_paths import SELF_PROTECTION, self_protection_guard
 
     project = project_dir(host.env, event.cwd)
     kept = [*config.files, *config.hook_scripts]  # a rewritten sub-hook runs unsandboxed

@@ -25,7 +25,7 @@ except ImportError:  # run from a checkout where ccbridge is not installed
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.guards.dangerous.dangerous import configure, dangerous_shell
+from bridge.guards.dangerous.dangerous_shell import configure, dangerous_shell
 
 guard = dangerous_shell
 

@@ -3,7 +3,7 @@
 
     protect_paths.py [--protect PATTERN]...
 
-Protects `bridge.guards.protect.protect.DEFAULT_SECRET_PATTERNS` and `CC_SETTINGS_PATTERNS`,
+Protects `bridge.guards.protect.protect_paths.DEFAULT_SECRET_PATTERNS` and `CC_SETTINGS_PATTERNS`,
 plus each PATTERN (a path or a glob; relative ones match at any depth). Use it with matcher
 `Bash|Write|Edit|MultiEdit|NotebookEdit`, or load it into ccbridge as a native guard:
 `hooks/protect_paths.py:guard` (the defaults only).
@@ -20,7 +20,7 @@ except ImportError:  # run from a checkout where ccbridge is not installed
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bridge.guards.protect.protect import (
+from bridge.guards.protect.protect_paths import (
     CC_SETTINGS_PATTERNS,
     DEFAULT_SECRET_PATTERNS,
     protected_paths_guard,

@@ -85,7 +85,7 @@ def test_native_guard_by_file_path_and_module(bridge: Bridge) -> None:
     )
     config = bridge.config(
         "policies:\n"
-        "  guards: [policy.py:guard, bridge.guards.dangerous.dangerous:dangerous_shell]\n"
+        "  guards: [policy.py:guard, bridge.guards.dangerous.dangerous_shell:dangerous_shell]\n"
     )
     out, code, stderr = bridge.run(PRE, config)
     assert (decision(out), code) == ("deny", 2)

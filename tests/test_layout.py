@@ -1,5 +1,6 @@
 """The package's shape: no import circles (imports inside functions included) and one name per
-command (a module of bridge/ never shares its name with one of bridge/cli/)."""
+thing (no two modules or packages of bridge/ share a name, so a command's work, its click
+wrapper and the package it reports on are never three files called `audit.py`)."""
 
 from __future__ import annotations
 
@@ -129,6 +130,39 @@ def test_a_command_has_one_name() -> None:
     cli = {path.stem for path in (PACKAGE / "cli").glob("*.py")} - {"__init__"}
     assert cli, "no click modules found"
     assert top & cli == set()
+
+
+def names_used_twice(root: Path) -> dict[str, list[str]]:
+    """Module and package names (the last part of a dotted name) held by more than one place."""
+    places: dict[str, list[str]] = {}
+    for dotted in module_names(root):
+        if dotted != root.name and not dotted.endswith(".__main__"):
+            places.setdefault(dotted.rsplit(".", 1)[-1], []).append(dotted)
+    return {name: where for name, where in places.items() if len(where) > 1}
+
+
+def test_no_two_modules_of_the_package_share_a_name() -> None:
+    assert names_used_twice(PACKAGE) == {}
+
+
+def test_names_used_twice_sees_modules_and_packages(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    for relative in (
+        "__init__.py",
+        "audit/__init__.py",
+        "cli/__init__.py",
+        "cli/audit.py",
+        "cli/check.py",
+        "commands/__init__.py",
+        "commands/check.py",
+        "solo.py",
+    ):
+        (package / relative).parent.mkdir(parents=True, exist_ok=True)
+        (package / relative).write_text("")
+    assert names_used_twice(package) == {
+        "audit": ["pkg.audit", "pkg.cli.audit"],
+        "check": ["pkg.cli.check", "pkg.commands.check"],
+    }
 
 
 @pytest.mark.parametrize("package", ["commands", "goal", "shell", "guards", "policies", "config"])

@@ -60,15 +60,15 @@ def run(config: str | None) -> None:
 
 
 def _register() -> None:
-    from bridge.cli.audit import audit
-    from bridge.cli.check import check
-    from bridge.cli.doctor import doctor
-    from bridge.cli.explain import explain
-    from bridge.cli.goal import goal
-    from bridge.cli.install import install
-    from bridge.cli.schema import schema
-    from bridge.cli.test import test
-    from bridge.cli.uninstall import uninstall
+    from bridge.cli.audit_command import audit
+    from bridge.cli.cases_command import test
+    from bridge.cli.check_command import check
+    from bridge.cli.doctor_command import doctor
+    from bridge.cli.explain_command import explain
+    from bridge.cli.goal_command import goal
+    from bridge.cli.install_command import install
+    from bridge.cli.schema_command import schema
+    from bridge.cli.uninstall_command import uninstall
 
     for command in (install, uninstall, explain, test, check, schema, audit, doctor, goal):
         cli.add_command(command)

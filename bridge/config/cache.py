@@ -18,7 +18,7 @@ from _operator import _compare_digest as compare_digest
 
 from bridge import __version__
 from bridge.config.compiled import FORMAT, MAX_CONFIG_BYTES, CompiledConfig, Source, read_sources
-from bridge.pipeline.record import Record, replace
+from bridge.pipeline.valueclass import Record, replace
 from bridge.wire import jsonio
 from bridge.wire.digest import hmac_sha256_hex, sha256_hex
 

@@ -4,7 +4,7 @@ bridge.config.cache keeps it between calls."""
 
 import os
 
-from bridge.pipeline.record import Record, field
+from bridge.pipeline.valueclass import Record, field
 from bridge.wire.digest import sha256_hex
 
 TYPE_CHECKING = False

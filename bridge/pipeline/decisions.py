@@ -1,6 +1,6 @@
 """Decisions are values: what a station says about a tool call or its result."""
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md

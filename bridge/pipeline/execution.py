@@ -3,7 +3,7 @@
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
-from bridge.pipeline.record import Record, field
+from bridge.pipeline.valueclass import Record, field
 
 MappingProxyType = type(type.__dict__)  # as `types` defines it, without importing `types`
 

@@ -20,7 +20,7 @@ from bridge.pipeline.decisions import (
     ReplaceValue,
 )
 from bridge.pipeline.execution import Execution, ToolResult
-from bridge.pipeline.record import Record, field, replace
+from bridge.pipeline.valueclass import Record, field, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md

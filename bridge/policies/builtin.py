@@ -8,8 +8,8 @@ installed ccbridge, where that folder does not exist.
 
 from __future__ import annotations
 
-from bridge.guards.dangerous.dangerous import configure, dangerous_shell
-from bridge.guards.protect.protect import DEFAULT_SECRET_PATTERNS, protected_paths_guard
+from bridge.guards.dangerous.dangerous_shell import configure, dangerous_shell
+from bridge.guards.protect.protect_paths import DEFAULT_SECRET_PATTERNS, protected_paths_guard
 from bridge.paths import CC_SETTINGS_PATTERNS
 
 __all__ = ["NAMES", "configure", "dangerous_shell", "protect_paths"]

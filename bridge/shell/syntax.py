@@ -25,7 +25,7 @@ What cannot be known before the command runs is marked, never guessed:
 import os
 import posixpath
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.shell.lazyre import Lazy
 
 TYPE_CHECKING = False

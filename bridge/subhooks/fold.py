@@ -10,7 +10,7 @@ finishing order changes a single byte of the answer's decision or reason.
 
 from __future__ import annotations
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import Verdict
 

@@ -14,7 +14,7 @@ import os
 import select
 import time
 
-from bridge.pipeline.record import Record, field
+from bridge.pipeline.valueclass import Record, field
 from bridge.subhooks import spawn
 from bridge.subhooks.contain import Containment, contained
 from bridge.subhooks.spec import HookSpec

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md

@@ -1,7 +1,7 @@
 """What ccbridge prints back to Claude Code. It never emits `allow`, `updatedInput` or `defer`."""
 
 from bridge.pipeline import Ask, Deny, PreDecision
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.wire import jsonio
 
 TYPE_CHECKING = False

@@ -3,7 +3,7 @@
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.wire import CC_EVENTS as CC_EVENTS  # shared with bridge.wire.hosts
 from bridge.wire import EventError as EventError
 from bridge.wire import jsonio

@@ -424,7 +424,7 @@ def test_editing_the_cache_switches_no_guard_off(tmp_path: Path, attack: str) ->
     }
     config = write(
         tmp_path / "ccbridge.yaml",
-        "policies:\n  guards: [bridge.guards.dangerous.dangerous:dangerous_shell]\n",
+        "policies:\n  guards: [bridge.guards.dangerous.dangerous_shell:dangerous_shell]\n",
     )
     first = run_bridge(env, config)
     assert first.returncode == 2, first.stderr  # compiled, cached, denied by the guard

@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bridge.cli.goal import SESSION_ENV
+from bridge.cli.goal_command import SESSION_ENV
 from bridge.goal.authority import EventKind, SessionEvent, Source
 from bridge.goal.model import Action, utc_now
 from bridge.goal.settings import DB_NAME

@@ -25,7 +25,7 @@ def goal_command() -> list[str]:
         probe = subprocess.run([ccbridge, "goal", "--help"], capture_output=True)
         if probe.returncode == 0:
             return [ccbridge, "goal"]
-    return [sys.executable, "-m", "bridge.cli.goal"]
+    return [sys.executable, "-m", "bridge.cli.goal_command"]
 
 
 GOAL = goal_command()

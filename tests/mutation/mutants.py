@@ -101,10 +101,13 @@ MUTANTS = (
     ),
     Mutant(
         "file-tool-paths-without-cwd",
-        "bridge/guards/protect/protect.py",
+        "bridge/guards/protect/protect_paths.py",
         "spec = protection.match(path, execution.cwd)",
         'spec = protection.match(path, "")',
-        ("tests/guards/protect/test_file_tool_paths.py", "tests/guards/protect/test_protect.py"),
+        (
+            "tests/guards/protect/test_file_tool_paths.py",
+            "tests/guards/protect/test_protect_paths.py",
+        ),
         "a file tool's relative path is judged in the event's cwd",
     ),
     Mutant(

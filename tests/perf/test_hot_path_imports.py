@@ -116,7 +116,7 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge.pipeline",
     "bridge.pipeline.decisions",
     "bridge.pipeline.execution",
-    "bridge.pipeline.record",
+    "bridge.pipeline.valueclass",
     "bridge.pipeline.stations",
     "bridge.config",
     "bridge.config.compiled",
@@ -290,8 +290,8 @@ def test_the_guards_path_imports_only_what_the_guards_need(
     )
     assert denied.returncode == 2, denied.stdout  # the guards really load and judge
     extra = warm_run(config_file, BASH, env) - interpreter_alone(env)
-    assert "bridge.guards.dangerous.dangerous" in extra
-    assert "bridge.guards.protect.protect" in extra
+    assert "bridge.guards.dangerous.dangerous_shell" in extra
+    assert "bridge.guards.protect.protect_paths" in extra
     assert matching(extra, FORBIDDEN) == set()
     assert "bridge.subhooks.spawn" not in extra  # no sub-hook, no process machinery
     assert "bridge.subhooks.fold" not in extra  # nor a fold of nothing
@@ -325,7 +325,7 @@ def test_a_plain_call_imports_no_regex_and_no_pathlib(
     assert first.returncode == 0, first.stdout + first.stderr
     names = without_site(argv, env, stdin)
     assert "bridge.engine" in names  # the event really was judged
-    assert not guards or "bridge.guards.dangerous.dangerous" in names
+    assert not guards or "bridge.guards.dangerous.dangerous_shell" in names
     assert matching(names, NEVER_ON_A_PLAIN_CALL) == set()
     # Nor, with the default config, `itertools` (a third of a millisecond for two helpers).
     assert guards or "itertools" not in names
@@ -351,7 +351,7 @@ def test_only_a_writing_command_loads_what_reads_writers(
     extractions and patches write is loaded only for a line holding one."""
     config_file = config(tmp_path)
     reading = warm_run(config_file, event("Bash", {"command": "git status --short"}), env)
-    assert "bridge.guards.protect.protect" in reading
+    assert "bridge.guards.protect.protect_paths" in reading
     assert "bridge.guards.protect.writes" not in reading
     for command in ("cp a b", "git checkout -- x", "tar -xf a.tar", "sed 's/a/b/w out' f"):
         assert "bridge.guards.protect.writes" in warm_run(

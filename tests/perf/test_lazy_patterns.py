@@ -64,7 +64,7 @@ def compiling(self):
     return original(self)
 lazyre.Lazy.compiled = property(compiling)
 from bridge.pipeline import Execution
-from bridge.guards.protect.protect import self_protection_guard
+from bridge.guards.protect.protect_paths import self_protection_guard
 sys.path.insert(0, sys.argv[2])
 from dangerous_shell import guard as dangerous
 from protect_paths import guard as protect

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.shell.lazyre import fnmatchcase
 
 TYPE_CHECKING = False

@@ -25,7 +25,7 @@ from bridge.shell.syntax import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from bridge.guards.dangerous.dangerous import Judge
+    from bridge.guards.dangerous.dangerous_shell import Judge
     from bridge.guards.dangerous.targets import Place
 
 DOWNLOADERS = frozenset({"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request"})

@@ -6,7 +6,7 @@ The package itself holds the paths a command may write, as `protect` and `writes
 them: here rather than in a module of their own, which every Bash call would import (a module
 costs an import; the package is imported anyway)."""
 
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 
 MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
 # How far below a written path a protected one is hit: not at all (a file is written), one level

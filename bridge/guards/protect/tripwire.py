@@ -1,8 +1,8 @@
 """Self-protection's reading of commands it does not know: the text judgement (the "tripwire")
 for where Claude Code's sandbox is absent.
 
-`bridge.guards.protect.protect` keeps a short allow-list of commands that only read or print and
-loads this module for any other command in a self-protection judgement. Here:
+`bridge.guards.protect.protect_paths` keeps a short allow-list of commands that only read or
+print and loads this module for any other command in a self-protection judgement. Here:
 
 - every word of a command not known to be read-only counts as a path it may write (`sort -o F`,
   `uniq IN F`, `openssl -out F`, `cmake -E copy A F`, `sqlite3 DB '.output F'`, `vim -c 'w! F'`):

@@ -4,8 +4,8 @@
 inside the patch) and the other git commands that write the paths they are given, and sed `w`
 and awk print redirections.
 
-`bridge.guards.protect.protect` decides which commands these are and loads this module only for a
-line that holds one: most command lines write nothing, and every hook call would pay for it.
+`bridge.guards.protect.protect_paths` decides which commands these are and loads this module only
+for a line that holds one: most command lines write nothing, and every hook call would pay for it.
 """
 
 from __future__ import annotations

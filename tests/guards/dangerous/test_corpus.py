@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.pipeline import Ask, Execution
-from bridge.pipeline.record import Record
+from bridge.pipeline.valueclass import Record
 from bridge.policies.loader import load_policy
 from tests.support import REPO
 

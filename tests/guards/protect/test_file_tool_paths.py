@@ -7,7 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bridge.guards.protect.protect import PATH_TOOLS, protected_paths_guard, self_protection_guard
+from bridge.guards.protect.protect_paths import (
+    PATH_TOOLS,
+    protected_paths_guard,
+    self_protection_guard,
+)
 from bridge.pipeline import Execution
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.guards.protect.protect import self_protection_guard
+from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Ask, Execution
 

@@ -1,4 +1,4 @@
-"""The protected-paths guard at its edges: each test kills mutants of protect.py that
+"""The protected-paths guard at its edges: each test kills mutants of protect_paths.py that
 the broader tests let live. Expected values are worked out by hand from the documented rules."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect, writes
+from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect_paths, writes
 from bridge.pipeline import Ask, Execution
 
 
@@ -32,12 +32,12 @@ from bridge.pipeline import Ask, Execution
 def test_glob_components_match_whole_paths(
     pattern: tuple[str, ...], parts: tuple[str, ...], hit: bool
 ) -> None:
-    assert protect._match(pattern, parts) is hit
+    assert protect_paths._match(pattern, parts) is hit
 
 
 # One protected file, two directories down from where the commands run: a write to it, to a
 # directory above it (by how far each command reaches), or nowhere near it.
-GUARD = protect.protected_paths_guard(["/p/d/e/f"])
+GUARD = protect_paths.protected_paths_guard(["/p/d/e/f"])
 
 
 def judged(command: str, cwd: str = "/p") -> str | Ask | None:
@@ -209,7 +209,7 @@ def test_find_that_cannot_reach_the_file_passes(command: str) -> None:
 
 
 def test_find_names_an_unanchored_entry_wherever_it_looks() -> None:
-    guard = protect.protected_paths_guard([".env"])
+    guard = protect_paths.protected_paths_guard([".env"])
     execution = Execution.create("Bash", {"command": "find /tmp -name .env -delete"}, cwd="/p")
     assert guard(execution) == (
         "protected path: `find /tmp -name .env -delete` may write to /tmp, which matches "
@@ -279,7 +279,7 @@ def test_reading_scripts_pass(command: str) -> None:
     assert judged(command) is None
 
 
-STRICT = protect.self_protection_guard(["/p/s.json"], [], "/st", env={})
+STRICT = protect_paths.self_protection_guard(["/p/s.json"], [], "/st", env={})
 
 
 def strict(command: str) -> str | None:
@@ -339,7 +339,7 @@ def test_a_patch_that_is_not_utf8_is_still_read(tmp_path: Path, named: str) -> N
     patch.write_bytes(
         b"\xff\xfe binary junk\n--- a/" + named.encode() + b"\n+++ b/" + named.encode() + b"\n"
     )
-    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     execution = Execution.create("Bash", {"command": f"git apply {patch}"}, cwd=str(tmp_path))
     assert (guard(execution) is not None) is (named == "d/e/f")
 
@@ -382,7 +382,7 @@ def test_a_relative_patch_is_read_where_the_agent_runs_not_where_the_hook_runs(
     (agent / "x.patch").write_text("--- a/d/e/f\n+++ b/d/e/f\n", encoding="utf-8")
     (hook / "x.patch").write_text("--- a/x/y\n+++ b/x/y\n", encoding="utf-8")
     monkeypatch.chdir(hook)
-    guard = protect.protected_paths_guard([str(agent / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(agent / "d" / "e" / "f")])
     assert guard(Execution.create("Bash", {"command": how}, cwd=str(agent))) is not None
     # After a `cd` the directory is unknown: an unreadable patch may write anything below.
     moved = Execution.create("Bash", {"command": f"cd sub && {how}"}, cwd=str(agent))
@@ -395,7 +395,7 @@ def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
     pair = "--- a/x\n+++ b/x\n"  # 16 bytes: the cap falls right after a whole line
     filler = pair * (writes.MAX_PATCH_BYTES // len(pair))
     big.write_text(filler + "--- a/d/e/f\n+++ b/d/e/f\n", encoding="utf-8")
-    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     execution = Execution.create("Bash", {"command": "git apply big.patch"}, cwd=str(tmp_path))
     assert guard(execution) is not None
     small = tmp_path / "small.patch"
@@ -410,10 +410,10 @@ PARENT, ANY = PARENT_ABOVE, ANY_ABOVE
 
 def written(command: str) -> list[Target]:
     """What the guard reads as written by a one-command line, in order."""
-    script = protect.parse(command)
-    assert not isinstance(script, protect.Unparseable)
+    script = protect_paths.parse(command)
+    assert not isinstance(script, protect_paths.Unparseable)
     (parsed,) = script.commands()
-    return list(protect._written(parsed, "/p"))
+    return list(protect_paths._written(parsed, "/p"))
 
 
 @pytest.mark.parametrize(
@@ -629,7 +629,7 @@ def test_a_quoted_backtick_is_a_plain_character() -> None:
 
 def test_a_state_name_is_looked_for_in_the_words_not_across_them() -> None:
     """The line's words are joined without adding anything a name could be found in."""
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/s/XX", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/s/XX", env={})
     execution = Execution.create("Bash", {"command": "make $X <in; true"}, cwd="/w")
     assert guard(execution) is None
 
@@ -660,7 +660,7 @@ ENV = {"PWD": "/p", "OLDPWD": "/tmp", "X": "/tmp"}
 
 
 def strict_in_env(command: str) -> str | None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/st", env=ENV)
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/st", env=ENV)
     return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
 
 
@@ -722,7 +722,7 @@ def test_a_tab_stripped_here_document_is_read_as_the_patch() -> None:
 @pytest.mark.parametrize("how", ["git apply x.patch", "patch -p1 < x.patch"])
 def test_a_relative_harmless_patch_where_the_agent_runs_passes(tmp_path: Path, how: str) -> None:
     (tmp_path / "x.patch").write_text("--- a/x/y\n+++ b/x/y\n", encoding="utf-8")
-    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     assert guard(Execution.create("Bash", {"command": how}, cwd=str(tmp_path))) is None
 
 
@@ -731,16 +731,16 @@ def test_a_patch_of_exactly_the_read_cap_is_read_whole(tmp_path: Path) -> None:
     filler = " " * (writes.MAX_PATCH_BYTES - len(header))
     (tmp_path / "x.patch").write_text(header + filler, encoding="utf-8")
     assert (tmp_path / "x.patch").stat().st_size == writes.MAX_PATCH_BYTES
-    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     execution = Execution.create("Bash", {"command": "git apply x.patch"}, cwd=str(tmp_path))
     assert guard(execution) is None
 
 
 def written_in(command: str, cwd: str) -> list[Target]:
-    script = protect.parse(command)
-    assert not isinstance(script, protect.Unparseable)
+    script = protect_paths.parse(command)
+    assert not isinstance(script, protect_paths.Unparseable)
     (parsed,) = script.commands()
-    return list(protect._written(parsed, cwd))
+    return list(protect_paths._written(parsed, cwd))
 
 
 @pytest.mark.parametrize(
@@ -831,7 +831,7 @@ def test_patch_writes_the_file_it_is_given_wherever_it_stands(tmp_path: Path, co
     (tmp_path / "p.diff").write_text("--- a/x\n+++ b/x\n", encoding="utf-8")
     (tmp_path / "d" / "e").mkdir(parents=True)
     (tmp_path / "d" / "e" / "f").write_text("{}\n", encoding="utf-8")
-    guard = protect.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
     reason = guard(Execution.create("Bash", {"command": command}, cwd=str(tmp_path)))
     assert reason is not None and " may write to " in reason
 
@@ -843,7 +843,7 @@ def test_git_reads_a_relative_patch_where_it_runs_not_in_its_directory_option(
     (tmp_path / "x.patch").write_text("+++ b/.claude/settings.json\n", encoding="utf-8")
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "x.patch").write_text("+++ b/x\n", encoding="utf-8")  # a decoy
-    guard = protect.protected_paths_guard(["**/.claude/settings*.json"])
+    guard = protect_paths.protected_paths_guard(["**/.claude/settings*.json"])
     command = "git apply --directory=a x.patch"
     reason = guard(Execution.create("Bash", {"command": command}, cwd=str(tmp_path)))
     assert reason == (
@@ -893,7 +893,7 @@ def test_what_finds_archives_and_scripts_write(command: str, targets: list[Targe
 
 
 def test_inline_code_that_is_no_shell_is_not_judged_as_shell() -> None:
-    assert isinstance(protect.parse("a = (1"), protect.Unparseable)
+    assert isinstance(protect_paths.parse("a = (1"), protect_paths.Unparseable)
     assert strict("python3 -c 'a = (1'") is None
 
 
@@ -929,7 +929,7 @@ def test_running_ccbridge_is_denied(command: str) -> None:
 
 
 def test_running_a_file_of_the_package_is_running_ccbridge() -> None:
-    command = f"python3 {protect._PACKAGE}/main.py"
+    command = f"python3 {protect_paths._PACKAGE}/main.py"
     assert strict(command) == f"ccbridge self-protection: `{command}` {RUNS}"
 
 
@@ -939,7 +939,7 @@ def test_a_writer_or_interpreter_fed_by_xargs_is_denied(command: str) -> None:
     assert reason is not None and reason.endswith(XARGS)
 
 
-NAMED = protect.self_protection_guard(
+NAMED = protect_paths.self_protection_guard(
     ["/p/s.json"], [], "/st", env={"C": "/opt/ccbridge", "L": "ls", "G": "/bin/l*"}
 )
 
@@ -998,7 +998,7 @@ def test_after_a_cd_to_somewhere_unknown_a_relative_path_may_end_in_the_state() 
 def test_a_glob_is_expanded_to_the_state_it_names(tmp_path: Path) -> None:
     (tmp_path / "state").mkdir()
     (tmp_path / "state" / "x").write_text("", encoding="utf-8")
-    guard = protect.self_protection_guard(["/p/s.json"], [], str(tmp_path / "state"), env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], str(tmp_path / "state"), env={})
     command = f"cat {tmp_path}/sta*/x"
     reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
     assert reason is not None and " inside ccbridge's state " in reason
@@ -1081,7 +1081,7 @@ def test_find_names_only_reach_an_anchored_entry_below_its_start() -> None:
 
 def test_a_glob_may_match_hidden_files(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("", encoding="utf-8")
-    guard = protect.protected_paths_guard([str(tmp_path / ".env")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / ".env")])
     reason = guard(Execution.create("Bash", {"command": "rm ./*"}, cwd=str(tmp_path)))
     assert reason == (
         f"protected path: `rm ./*` may write to ./*, which matches protected '{tmp_path}/.env'"
@@ -1089,13 +1089,13 @@ def test_a_glob_may_match_hidden_files(tmp_path: Path) -> None:
 
 
 def test_a_state_directory_given_with_a_slash_still_names_its_hint() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/var/zz/", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/var/zz/", env={})
     execution = Execution.create("Bash", {"command": "make $X; echo zz"}, cwd="/w")
     assert guard(execution) is not None
 
 
 def test_an_anchored_glob_matches_from_the_root_only() -> None:
-    guard = protect.protected_paths_guard(["/p/*.json"])
+    guard = protect_paths.protected_paths_guard(["/p/*.json"])
     deeper = Execution.create("Write", {"file_path": "/q/p/a.json", "content": ""}, cwd="/w")
     assert guard(deeper) is None
     direct = Execution.create("Write", {"file_path": "/p/a.json", "content": ""}, cwd="/w")
@@ -1106,13 +1106,13 @@ def test_an_anchored_glob_matches_from_the_root_only() -> None:
 def test_an_anchored_glob_is_reached_from_as_far_above_as_the_command_reaches(
     command: str, hit: bool
 ) -> None:
-    guard = protect.protected_paths_guard(["/p/*.json"])  # two levels below `/`
+    guard = protect_paths.protected_paths_guard(["/p/*.json"])  # two levels below `/`
     reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
     assert (reason is not None) is hit
 
 
 def test_files_landing_in_the_directory_holding_the_state_reach_it() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     reason = guard(Execution.create("Bash", {"command": "cp x /q"}, cwd="/w"))
     assert reason == (
         "ccbridge self-protection: `cp x /q` may write to /q, which matches protected '/q/st'"
@@ -1120,7 +1120,7 @@ def test_files_landing_in_the_directory_holding_the_state_reach_it() -> None:
 
 
 def test_a_path_the_system_cannot_resolve_is_still_guarded_as_written() -> None:
-    guard = protect.protected_paths_guard(["/p/a\x00b"])  # realpath refuses the NUL
+    guard = protect_paths.protected_paths_guard(["/p/a\x00b"])  # realpath refuses the NUL
     execution = Execution.create("Write", {"file_path": "/p/a\x00b", "content": ""}, cwd="/w")
     assert guard(execution) is not None
 
@@ -1139,7 +1139,7 @@ def test_a_protected_symlink_guards_its_target_under_the_configured_name(
     linked: tuple[Path, Path],
 ) -> None:
     spec, real = linked
-    guard = protect.protected_paths_guard([str(spec)])
+    guard = protect_paths.protected_paths_guard([str(spec)])
     execution = Execution.create("Write", {"file_path": f"{real}/f", "content": ""}, cwd="/w")
     assert guard(execution) == (f"protected path: Write to {real}/f is denied (matches '{spec}')")
 
@@ -1148,7 +1148,7 @@ def test_deleting_the_target_directory_of_a_protected_symlink_is_denied(
     linked: tuple[Path, Path],
 ) -> None:
     spec, real = linked
-    guard = protect.protected_paths_guard([str(spec)])
+    guard = protect_paths.protected_paths_guard([str(spec)])
     execution = Execution.create("Bash", {"command": f"rm -rf '{real}'"}, cwd="/w")
     assert guard(execution) is not None
 
@@ -1157,14 +1157,14 @@ def test_find_elsewhere_does_not_reach_the_target_of_a_protected_symlink(
     linked: tuple[Path, Path],
 ) -> None:
     spec, _ = linked
-    guard = protect.protected_paths_guard([str(spec)])
+    guard = protect_paths.protected_paths_guard([str(spec)])
     command = "find /nonexistent -name 'real*' -delete"
     assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is None
 
 
 def test_a_file_tool_path_is_taken_literally_not_as_a_glob(tmp_path: Path) -> None:
     (tmp_path / "secret").write_text("", encoding="utf-8")
-    guard = protect.protected_paths_guard([str(tmp_path / "secret")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "secret")])
     execution = Execution.create("Write", {"file_path": f"{tmp_path}/s*", "content": ""}, cwd="/w")
     assert guard(execution) is None
 
@@ -1174,7 +1174,7 @@ def test_without_an_absolute_working_directory_a_path_is_read_where_the_hook_run
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cwd: str
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    guard = protect.protected_paths_guard([str(tmp_path / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "f")])
     assert guard(Execution.create("Write", {"file_path": "f", "content": ""}, cwd=cwd)) is not None
 
 
@@ -1184,25 +1184,25 @@ def test_every_match_of_a_glob_is_judged(tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
         (tmp_path / name).write_text("", encoding="utf-8")
     first = glob.glob(f"{tmp_path}/*")[0]  # not the last one the shell's expansion yields
-    guard = protect.protected_paths_guard([first])
+    guard = protect_paths.protected_paths_guard([first])
     command = f"rm {tmp_path}/*"
     assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
 
 
 def test_after_a_cd_an_absolute_path_is_only_itself() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     execution = Execution.create("Bash", {"command": "cd /tmp && cat /st/x"}, cwd="/w")
     assert guard(execution) is None  # /st/x is no path inside /q/st
 
 
 def test_a_state_directory_name_is_a_hint_as_it_is_spelled() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/v/boX", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/v/boX", env={})
     execution = Execution.create("Bash", {"command": "make $X; echo bo"}, cwd="/w")
     assert guard(execution) is None  # `bo` is not the name `boX`
 
 
 def test_a_state_directory_at_the_root_gives_no_empty_hint() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/", env={})
     execution = Execution.create("Bash", {"command": "make -j$X"}, cwd="/w")
     assert guard(execution) is None
 
@@ -1219,7 +1219,7 @@ def test_after_a_cd_a_relative_patch_cannot_be_read(tmp_path: Path) -> None:
         "diff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-a\n+b\n",
         encoding="utf-8",
     )
-    guard = protect.protected_paths_guard([str(tmp_path / "s.json")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "s.json")])
     harmless = Execution.create("Bash", {"command": "git apply x.patch"}, cwd=str(tmp_path))
     assert guard(harmless) is None
     moved = Execution.create("Bash", {"command": "cd sub && git apply x.patch"}, cwd=str(tmp_path))
@@ -1231,7 +1231,7 @@ def test_after_a_cd_a_relative_patch_cannot_be_read(tmp_path: Path) -> None:
 
 def test_a_glob_beside_an_unknown_target_is_expanded(tmp_path: Path) -> None:
     (tmp_path / "secret").write_text("", encoding="utf-8")
-    guard = protect.protected_paths_guard([str(tmp_path / "secret")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "secret")])
     command = f"echo {tmp_path}/sec* | tee $OUT"
     verdict = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
     assert isinstance(verdict, Ask) and f"names {tmp_path}/sec*, " in verdict.reason
@@ -1273,7 +1273,9 @@ def test_a_braced_variable_is_put_in() -> None:
     ],
 )
 def test_only_names_the_line_assigns_are_not_taken_from_the_environment(command: str) -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/st", env={"X": "/t", "in": "/t"})
+    guard = protect_paths.self_protection_guard(
+        ["/p/s.json"], [], "/st", env={"X": "/t", "in": "/t"}
+    )
     assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is None
 
 
@@ -1282,7 +1284,7 @@ def test_a_redirection_writes_only_the_file_it_names() -> None:
 
 
 def test_a_decompressed_file_is_resolved_like_its_archive() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/st", env={"D": "/p"})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/st", env={"D": "/p"})
     reason = guard(Execution.create("Bash", {"command": "gunzip $D/s.json.gz"}, cwd="/w"))
     assert reason == (
         "ccbridge self-protection: `gunzip $D/s.json.gz` may write to /p/s.json, which matches "
@@ -1376,7 +1378,7 @@ def test_after_a_cd_a_path_beside_the_protected_file_passes(command: str) -> Non
 
 
 def test_after_a_cd_the_directory_holding_the_state_is_reached() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     execution = Execution.create("Bash", {"command": "cd / && rm -rf q"}, cwd="/w")
     assert guard(execution) == (
         "ccbridge self-protection: `rm -rf q` may write to q, which matches protected '/q/st'"
@@ -1387,14 +1389,14 @@ def test_a_glob_with_more_matches_than_are_looked_at_fails_closed(tmp_path: Path
     import glob
 
     crowded, full = tmp_path / "crowded", tmp_path / "full"
-    cap = protect._MAX_GLOB_MATCHES
+    cap = protect_paths._MAX_GLOB_MATCHES
     for directory, count in ((crowded, cap + 100), (full, cap)):  # full: all are looked at
         directory.mkdir()
         for i in range(count):
             (directory / f"f{i}").write_bytes(b"")
     last = list(glob.iglob(f"{crowded}/*"))[-1]  # past the matches that are looked at
     (tmp_path / "elsewhere").mkdir()
-    guard = protect.protected_paths_guard(
+    guard = protect_paths.protected_paths_guard(
         [f"{last}/x", str(full / "g"), str(tmp_path / "elsewhere" / "f")]
     )
 
@@ -1408,7 +1410,7 @@ def test_a_glob_with_more_matches_than_are_looked_at_fails_closed(tmp_path: Path
     assert judged_here(f"rm {tmp_path}/elsewhere/g*") is None
     assert judged_here(f"rm {full}/f*") is None  # every match looked at: g is none of them
     assert judged_here(f"rm -rf {tmp_path}/crow*/*") is not None  # below the first glob
-    elsewhere = protect.protected_paths_guard([str(tmp_path / "elsewhere" / "f")])
+    elsewhere = protect_paths.protected_paths_guard([str(tmp_path / "elsewhere" / "f")])
     command = f"rm -rf {tmp_path}/link/*"  # crowded, with nothing protected below it
     assert elsewhere(Execution.create("Bash", {"command": command}, cwd="/w")) is None
 
@@ -1438,7 +1440,7 @@ def test_after_a_cd_a_glob_or_the_directory_itself_reaches_what_it_holds(
     (places["p"] / "s.json").touch()
     (places["q"] / "st").mkdir()
     (places["q"] / "st" / "x").touch()
-    guard = protect.self_protection_guard(
+    guard = protect_paths.self_protection_guard(
         [str(places["p"] / "s.json")], [], str(places["q"] / "st"), env={}
     )
     line = command.format(root=tmp_path, **places)
@@ -1464,7 +1466,7 @@ def test_after_a_cd_a_glob_or_the_directory_itself_reaches_what_it_holds(
 def test_after_a_cd_known_only_when_it_runs_a_glob_or_the_directory_fails_closed(
     command: str,
 ) -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
     assert reason is not None and "is relative to a directory only known when it runs" in reason
 
@@ -1472,8 +1474,10 @@ def test_after_a_cd_known_only_when_it_runs_a_glob_or_the_directory_fails_closed
 def test_with_cdpath_set_a_relative_cd_goes_somewhere_unknown() -> None:
     """CDPATH sends `cd q` to any of its directories: a relative target is then unknown."""
     command = "cd q && rm -rf *"
-    plain = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
-    with_cdpath = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={"CDPATH": "/"})
+    plain = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    with_cdpath = protect_paths.self_protection_guard(
+        ["/p/s.json"], [], "/q/st", env={"CDPATH": "/"}
+    )
     assert plain(Execution.create("Bash", {"command": command}, cwd="/w")) is None  # /w/q/*
     assert with_cdpath(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
     absolute = "cd /w/q && rm -rf *"  # CDPATH is not used for these
@@ -1484,7 +1488,7 @@ def test_a_cd_with_no_directory_goes_home(monkeypatch: pytest.MonkeyPatch, tmp_p
     (tmp_path / "st").mkdir()
     (tmp_path / "st" / "x").touch()
     monkeypatch.setenv("HOME", str(tmp_path))
-    guard = protect.self_protection_guard(["/p/s.json"], [], str(tmp_path / "st"), env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], str(tmp_path / "st"), env={})
     assert guard(Execution.create("Bash", {"command": "cd && rm -rf *"}, cwd="/w")) is not None
 
 
@@ -1497,7 +1501,7 @@ def test_a_find_that_deletes_run_by_find_makes_the_outer_find_a_writer() -> None
 
 
 def test_after_a_cd_a_leading_double_star_alone_names_no_directory() -> None:
-    guard = protect.protected_paths_guard(["**/.claude/s.json"])
+    guard = protect_paths.protected_paths_guard(["**/.claude/s.json"])
     execution = Execution.create("Bash", {"command": "cd $X && rm -rf build"}, cwd="/w")
     assert guard(execution) is None
     held = Execution.create("Bash", {"command": "cd $X && rm -rf a/.claude"}, cwd="/w")
@@ -1507,7 +1511,7 @@ def test_after_a_cd_a_leading_double_star_alone_names_no_directory() -> None:
 @pytest.mark.parametrize("target", ["./x", "../x", ".", ".."])
 def test_cdpath_is_not_used_for_a_target_that_starts_from_here(target: str) -> None:
     """`cd ./x`, `cd ../x`, `cd .` and `cd ..` never look in CDPATH: where they go is known."""
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={"CDPATH": "/"})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={"CDPATH": "/"})
     command = f"cd {target} && rm -rf zz*"  # matches nothing in any known directory
     assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is None
 
@@ -1518,14 +1522,14 @@ def test_cdpath_is_not_used_for_a_target_that_starts_from_here(target: str) -> N
 )
 def test_after_an_unknown_cd_an_absolute_glob_is_judged_as_it_is(glob: str, absolute: bool) -> None:
     """`~nosuchuser` is left as written by the shell: a directory relative to where it runs."""
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     command = f"cd $X && rm -rf {glob}"
     judged_here = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
     assert (judged_here is None) is absolute
 
 
 def test_after_an_unknown_cd_the_directory_holding_the_state_is_reached() -> None:
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     assert guard(Execution.create("Bash", {"command": "cd $X && rm -rf q"}, cwd="/w")) == (
         "ccbridge self-protection: `rm -rf q` may write to q, which matches protected '/q/st'"
     )
@@ -1533,7 +1537,7 @@ def test_after_an_unknown_cd_the_directory_holding_the_state_is_reached() -> Non
 
 def test_after_an_unknown_cd_an_absolute_glob_is_expanded(tmp_path: Path) -> None:
     (tmp_path / "p" / "d" / "e").mkdir(parents=True)
-    guard = protect.protected_paths_guard([str(tmp_path / "p" / "d" / "e" / "f")])
+    guard = protect_paths.protected_paths_guard([str(tmp_path / "p" / "d" / "e" / "f")])
     command = f"cd $X && rm -rf {tmp_path}/p/d*"  # d* is d, above the protected file
     assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
 
@@ -1550,7 +1554,7 @@ def test_after_an_unknown_cd_an_absolute_glob_is_expanded(tmp_path: Path) -> Non
 def test_after_an_unknown_cd_a_protected_directory_and_what_holds_it_are_reached(
     command: str, reached: bool
 ) -> None:
-    guard = protect.protected_paths_guard(["/q/st/"])  # a directory: all below it
+    guard = protect_paths.protected_paths_guard(["/q/st/"])  # a directory: all below it
     assert (guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None) is reached
 
 
@@ -1559,11 +1563,11 @@ def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path)
     as the command reaches: `cp x DIR/*` puts x into the last match, one level below it."""
     crowded = tmp_path / "crowded"
     crowded.mkdir()
-    for i in range(protect._MAX_GLOB_MATCHES + 10):
+    for i in range(protect_paths._MAX_GLOB_MATCHES + 10):
         (crowded / f"f{i}").write_bytes(b"")
 
     def judged_here(protected: Path, command: str = f"cp x {crowded}/*") -> str | None:
-        guard = protect.protected_paths_guard([str(protected)])
+        guard = protect_paths.protected_paths_guard([str(protected)])
         return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
 
     assert judged_here(crowded / "a" / "deep") is not None  # x may land as a/deep
@@ -1576,7 +1580,7 @@ def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path)
 def test_a_cd_to_where_the_call_runs_leaves_pwd_known() -> None:
     """`cd /p` from /p goes nowhere: $PWD is still where the command runs, so the write is
     judged by the path it names, not refused as unknown."""
-    guard = protect.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
+    guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
     command = "cd /p && cp x $PWD/s.json"
     assert guard(Execution.create("Bash", {"command": command}, cwd="/p")) == (
         "ccbridge self-protection: `cp x $PWD/s.json` may write to /p/s.json, which matches "

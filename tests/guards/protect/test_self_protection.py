@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.guards.protect import protect
-from bridge.guards.protect.protect import self_protection_guard
+from bridge.guards.protect import protect_paths
+from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
 from tests.support.sandbox import Sandbox, encode, pre_tool_use
@@ -38,7 +38,7 @@ def judge(state: Path, command: str, cwd: str = "/work") -> str | None:
         "ccbridge install --user",
         "ccbridge",
         "python3 -m bridge run",
-        "python -m bridge.cli.goal get",
+        "python -m bridge.cli.goal_command get",
         "python3 -c 'from bridge.goal.cc import on_user_prompt'",
         "echo 'ccbridge run < e.json' > /tmp/forge.sh && sh /tmp/forge.sh",
         "sudo -u me ccbridge run",
@@ -169,13 +169,13 @@ def test_protected_paths_are_resolved_only_when_a_write_is_judged(
     and most commands write nothing: they are resolved on the first write judged, once."""
     home, project, env = roots
     resolved: list[str] = []
-    real_entries = protect._entries
+    real_entries = protect_paths._entries
 
-    def counted(spec: str | Path, *, tree: bool) -> Iterator[protect._Entry]:
+    def counted(spec: str | Path, *, tree: bool) -> Iterator[protect_paths._Entry]:
         resolved.append(str(spec))
         return real_entries(spec, tree=tree)
 
-    monkeypatch.setattr(protect, "_entries", counted)
+    monkeypatch.setattr(protect_paths, "_entries", counted)
     settings, configs, own = protected_roots(env, project)
     guard = self_protection_guard(settings, configs, own, env=env)
     assert sorted(resolved) == sorted(own)  # the state, which any word may name

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.guards.protect.protect import self_protection_guard
+from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.pipeline import Execution
 
 HOME = "/home/dev"

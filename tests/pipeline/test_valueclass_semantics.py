@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 
 import pytest
 
-from bridge.pipeline import record as record_module
-from bridge.pipeline.record import MISSING, Record, RecordMeta, field, replace
+from bridge.pipeline import valueclass as record_module
+from bridge.pipeline.valueclass import MISSING, Record, RecordMeta, field, replace
 
-from .record_adapter import record
+from .valueclass_adapter import record
 
 Declare = Callable[[Any, Any], type[Any]]
 

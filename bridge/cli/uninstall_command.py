@@ -6,7 +6,7 @@ import os
 
 import click
 
-from bridge.cli.install import managed_options, run_managed, scope_options, show, target_of
+from bridge.cli.install_command import managed_options, run_managed, scope_options, show, target_of
 from bridge.cli.output import project_of, say
 from bridge.commands import install as installing
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bridge.guards.protect.protect import (
+from bridge.guards.protect.protect_paths import (
     CC_SETTINGS_PATTERNS,
     DEFAULT_SECRET_PATTERNS,
     protected_paths_guard,

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.pipeline.record import field, replace
+from bridge.pipeline.valueclass import field, replace
 
-from .record_adapter import record
+from .valueclass_adapter import record
 
 
 def pair(frozen: bool, slots: bool) -> tuple[type[Any], type[Any]]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.guards.dangerous.dangerous import configure, dangerous_shell
+from bridge.guards.dangerous.dangerous_shell import configure, dangerous_shell
 from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES
 from bridge.pipeline import Ask, Execution
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bridge.pipeline.record import Record, RecordMeta
+from bridge.pipeline.valueclass import Record, RecordMeta
 
 
 def record(*, frozen: bool = False, slots: bool = False) -> Any:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from bridge.cli.output import dim, project_of, say
-from bridge.commands.audit import (
+from bridge.commands.audit_query import (
     DECISIONS,
     decision_of,
     gaps,
