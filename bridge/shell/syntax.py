@@ -26,7 +26,7 @@ import os
 import posixpath
 
 from bridge.pipeline.valueclass import Record
-from bridge.shell.lazyre import Lazy
+from bridge.shell import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -47,7 +47,7 @@ _REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", "<<", "<>", ">&", "<&", ">"
 _OPERATOR_STARTS = frozenset(op[0] for op in _OPERATORS)
 _REDIRECT_STARTS = frozenset(op[0] for op in _REDIRECTS)
 _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
-# Plain string code, not `re`, for what every command meets (see bridge.shell.lazyre).
+# Plain string code, not `re`, for what every command meets (see bridge.shell).
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_CHARS = _NAME_START | frozenset("0123456789")
 

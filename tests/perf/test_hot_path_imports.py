@@ -301,7 +301,7 @@ def test_the_guards_path_imports_only_what_the_guards_need(
 # What a plain call (an ordinary command line, no secret in the record) must not import at all:
 # `re` (with `enum`) and `pathlib` (with `re`, `urllib.parse`, `ipaddress`) were most of a hook
 # call's own cost in a clean environment. The policies compile their patterns only
-# for rare constructs (bridge.shell.lazyre); paths are plain strings (bridge.paths).
+# for rare constructs (bridge.shell.Lazy); paths are plain strings (bridge.paths).
 NEVER_ON_A_PLAIN_CALL = ("re", "re.*", "enum", "pathlib", "fnmatch", "urllib*", "ipaddress")
 
 

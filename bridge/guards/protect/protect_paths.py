@@ -59,7 +59,7 @@ from bridge.guards.protect import (
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.valueclass import Record
-from bridge.shell.lazyre import Lazy, fnmatchcase
+from bridge.shell import Lazy, fnmatchcase
 from bridge.shell.syntax import (
     SHELLS,
     Script,
