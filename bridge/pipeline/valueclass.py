@@ -18,6 +18,8 @@ Unlike dataclasses, every subclass of a record is a record, and takes its parent
 `slots` unless it says otherwise (as `msgspec.Struct` and pydantic models do).
 """
 
+from _operator import itemgetter  # built in: `operator` would be a module to import
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Callable
@@ -59,6 +61,7 @@ def field(*, default: "Any" = MISSING, default_factory: "Callable[[], Any] | Non
 
 
 _MUTABLE = (list, dict, set)
+_name_of = itemgetter(0)  # of a FieldSpec
 _CLASS_VAR = ("ClassVar", "typing.ClassVar")
 
 
@@ -147,7 +150,7 @@ def _made(
     frozen = bool(parent.frozen) if frozen is None else frozen
     slots = parent.slots if slots is None else slots
     fields = _declared(parent.fields, namespace)
-    names = tuple([item[0] for item in fields])
+    names = tuple(map(_name_of, fields))  # (in C: a class statement costs every hook call)
     if frozen:
         if "__setattr__" in namespace or "__delattr__" in namespace:
             method = "__setattr__" if "__setattr__" in namespace else "__delattr__"
@@ -167,7 +170,10 @@ def _made(
         namespace["__match_args__"] = names
     if slots:
         if "__slots__" not in namespace:
-            namespace["__slots__"] = tuple([n for n in names if n not in parent.slot_names])
+            inherited = parent.slot_names
+            namespace["__slots__"] = (
+                tuple([n for n in names if n not in inherited]) if inherited else names
+            )
         for field_name in names:  # a default is kept with its field: no class attribute
             namespace.pop(field_name, None)
     else:
