@@ -172,19 +172,10 @@ def _holds(text: str, pieces: "tuple[str, ...]") -> bool:
     return False
 
 
-def may_hold_secret(text: str) -> bool:
-    """Whether any rule could match in `text`, or in any piece of it: False when it holds no
-    rule's piece at all (the common case). A JSON text of a value holds each string and key of
-    it as it is, save the escapes of `"`, `\\` and control characters, which no piece holds: one
-    test of the whole text stands for one of every string in it."""
-    folded = _folded(text)  # once: most texts are judged by pieces alone, 40 rules over them
-    return folded is None or _holds(folded, _ANY_PIECE) or _holds(text, _ANY_EXACT)
-
-
 def redact_text(text: str) -> str:
-    folded = _folded(text)
+    folded = _folded(text)  # once: most texts are judged by pieces alone, 40 rules over them
     if folded is not None and not _holds(folded, _ANY_PIECE) and not _holds(text, _ANY_EXACT):
-        return text  # the common case: no rule's piece at all (as may_hold_secret)
+        return text  # the common case: no rule's piece at all
     aws = _may_match(text, folded, _AWS_KEY_ID, _AWS_KEY_ID_PIECES)
     if aws and _compiled(_AWS_KEY_ID).search(text):  # the bare secret first: see _AWS_SECRET
         text = _compiled(_AWS_SECRET).sub(MASK, text)

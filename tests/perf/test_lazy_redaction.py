@@ -7,7 +7,7 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.audit import redact
+from bridge.audit import record, redact
 from bridge.audit.record import redacted
 from bridge.audit.redact import MASK, redact_text
 from bridge.wire import jsonio
@@ -107,6 +107,11 @@ def test_no_piece_holds_what_json_escapes() -> None:
         for piece in pieces
     )
     assert all(jsonio.dumps(piece).decode() == f'"{piece}"' for piece in pieces)
+
+
+def test_the_pieces_a_record_is_judged_by_are_the_rules_own() -> None:
+    assert record.PIECES_ANY_CASE == redact._ANY_PIECE
+    assert record.PIECES_EXACT == redact._ANY_EXACT
 
 
 def test_a_record_with_a_secret_is_still_masked() -> None:
