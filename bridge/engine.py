@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
     from typing import Any
 
     from bridge.goal.settings import GoalSettings
-    from bridge.subhooks.fold import Folded, Judged
+    from bridge.subhooks.fold import Folded, Judged, SubhookRecord
     from bridge.subhooks.spec import HookSpec
     from bridge.subhooks.verdict import HookRun
 
@@ -50,31 +50,6 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
 SELF_PROTECTED_TOOLS = frozenset(
     {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch"}
 )
-
-
-class SubhookRecord(Record):
-    hook: "HookSpec"
-    matched: bool
-    run: "HookRun | None" = None
-    raw: str = ""
-    reason: str = ""
-    action: str = ""
-
-    def to_json(self) -> "dict[str, Any]":
-        record: dict[str, Any] = {
-            "name": self.hook.name,
-            "where": self.hook.where,
-            "matched": self.matched,
-        }
-        if self.run is not None:
-            record.update(
-                duration_ms=round(self.run.duration_ms, 1),
-                exit_code=self.run.exit_code,
-                error=self.run.error,
-            )
-        if self.matched:
-            record.update(raw=self.raw, reason=self.reason, action=self.action)
-        return record
 
 
 class Report(Record):
@@ -146,7 +121,7 @@ class _Subhooks:
         hooks = config.hooks.get(self.event_name, ())
         if not hooks:
             return None
-        from bridge.subhooks.fold import Judged, fold
+        from bridge.subhooks.fold import Judged, SubhookRecord, fold
         from bridge.wire.hook_output import read_run
 
         chosen = selected(hooks, event)

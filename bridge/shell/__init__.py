@@ -12,7 +12,6 @@ importing `re` (with `enum`) and compiling them at import cost every hook call m
 Flags go inline in the source (`(?s)`, `(?m)`), so defining a pattern needs no `re` either.
 """
 
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
