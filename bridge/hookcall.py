@@ -89,7 +89,7 @@ def run(
                     report = _judge(event, config, env, loaded)
                     result, audit_settings = report.answer, report.config.audit
                 deadline.judged()
-            except deadline.Expired:
+            except Expired:
                 raise
             except BaseException as problem:  # fail closed on our own bugs, never exit 1
                 error = f"{type(problem).__name__}: {problem}"
@@ -97,7 +97,7 @@ def run(
                 crash_log = _crash_log(problem, env, stderr)
                 audit_settings = loaded[0].audit if loaded else None
                 deadline.judged()
-        except deadline.Expired as expired:
+        except Expired as expired:
             error = f"deadline: {expired}"
             result = failure_answer(event_name, f"ccbridge: {expired}; the call is refused")
             audit_settings = loaded[0].audit if loaded else None
@@ -280,7 +280,9 @@ class Expired(BaseException):
         self.seconds, self.doing = seconds, doing
 
 
-class _Clock:
+class _Deadline:
+    """The call's one deadline: `deadline.arm(...)` and the rest, as the call sites read them."""
+
     def __init__(self) -> None:
         self.started = 0.0
         self.seconds = DEFAULT_DEADLINE
@@ -289,49 +291,46 @@ class _Clock:
         self.hard_stop: Callable[[str], None] | None = None
         self.previous: Any = None  # the SIGALRM handler before ours
 
+    def arm(self, started: float, seconds: float, hard_stop: "Callable[[str], None]") -> bool:
+        """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer
+        can be set (not the main thread): the call then runs without one."""
+        try:
+            self.previous = _signal.signal(_signal.SIGALRM, _fired)
+        except (ValueError, AttributeError, OSError):
+            return False
+        self.started, self.seconds, self.stage, self.hard_stop = started, seconds, 0, hard_stop
+        _set(self.started + seconds - time.monotonic())
+        return True
 
-_CLOCK = _Clock()
+    def shorten(self, seconds: float) -> None:
+        """The config's deadline, counted from the same start; it may only come sooner."""
+        if self.stage != 0 or seconds >= self.seconds:
+            return
+        self.seconds = seconds
+        _set(self.started + seconds - time.monotonic())
+
+    def judged(self) -> None:
+        """The judgement is over: what is left of the deadline, plus GRACE, bounds the answer."""
+        if self.stage != 0:
+            return
+        self.stage = 1
+        _set(max(self.started + self.seconds - time.monotonic(), 0.0) + GRACE)
+
+    def disarm(self) -> None:
+        if self.stage == -1:
+            return
+        self.stage = -1
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        previous = self.previous
+        _signal.signal(_signal.SIGALRM, previous if previous is not None else _signal.SIG_DFL)
+
+    def answered(self, exit_code: int) -> None:
+        """The hard stop wrote its answer: the process ends with this code, whatever follows."""
+        self.exit_code = exit_code
 
 
-def arm(started: float, seconds: float, hard_stop: "Callable[[str], None]") -> bool:
-    """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer can
-    be set (not the main thread): the call then runs without one."""
-    clock = _CLOCK
-    try:
-        clock.previous = _signal.signal(_signal.SIGALRM, _fired)
-    except (ValueError, AttributeError, OSError):
-        return False
-    clock.started, clock.seconds, clock.stage, clock.hard_stop = started, seconds, 0, hard_stop
-    _set(clock.started + seconds - time.monotonic())
-    return True
-
-
-def shorten(seconds: float) -> None:
-    """The config's deadline, counted from the same start; it may only come sooner."""
-    clock = _CLOCK
-    if clock.stage != 0 or seconds >= clock.seconds:
-        return
-    clock.seconds = seconds
-    _set(clock.started + seconds - time.monotonic())
-
-
-def judged() -> None:
-    """The judgement is over: what is left of the deadline, plus GRACE, bounds the answer."""
-    clock = _CLOCK
-    if clock.stage != 0:
-        return
-    clock.stage = 1
-    _set(max(clock.started + clock.seconds - time.monotonic(), 0.0) + GRACE)
-
-
-def disarm() -> None:
-    clock = _CLOCK
-    if clock.stage == -1:
-        return
-    clock.stage = -1
-    _signal.setitimer(_signal.ITIMER_REAL, 0)
-    previous = clock.previous
-    _signal.signal(_signal.SIGALRM, previous if previous is not None else _signal.SIG_DFL)
+# One object, not a class of functions around it: each class costs every hook call its making.
+deadline = _Deadline()
 
 
 def _set(seconds: float) -> None:
@@ -339,7 +338,7 @@ def _set(seconds: float) -> None:
 
 
 def _fired(_signum: int, frame: "FrameType | None") -> None:
-    clock = _CLOCK
+    clock = deadline
     if clock.stage == 0:
         clock.stage = 1
         _set(GRACE)
@@ -353,11 +352,6 @@ def _fired(_signum: int, frame: "FrameType | None") -> None:
         os._exit(clock.exit_code)
 
 
-def answered(exit_code: int) -> None:
-    """The hard stop wrote its answer: the process ends with this code, whatever follows."""
-    _CLOCK.exit_code = exit_code
-
-
 def doing(frame: "FrameType | None") -> str:
     """What the call was at when the deadline passed: the sub-hooks, or the innermost function."""
     innermost = frame
@@ -369,17 +363,3 @@ def doing(frame: "FrameType | None") -> str:
         return "while judging"
     code = innermost.f_code
     return f"in {code.co_name} at {os.path.basename(code.co_filename)}:{innermost.f_lineno}"
-
-
-class _Namespace:
-    """`deadline.arm(...)` and the rest, as the call sites read them."""
-
-    Expired = Expired
-    arm = staticmethod(arm)
-    shorten = staticmethod(shorten)
-    judged = staticmethod(judged)
-    disarm = staticmethod(disarm)
-    answered = staticmethod(answered)
-
-
-deadline = _Namespace()
