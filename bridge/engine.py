@@ -29,7 +29,7 @@ from bridge.pipeline import (
     finish,
 )
 from bridge.pipeline.valueclass import Record, field, replace
-from bridge.wire import answer
+from bridge.wire import READ_ONLY_TOOLS, answer
 from bridge.wire.answer import Answer
 from bridge.wire.event import BLOCKING_EVENTS, SUBHOOK_EVENTS, HookEvent
 
@@ -46,10 +46,6 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
     Runner = Callable[
         [Sequence[HookSpec], bytes, Mapping[str, str], str | None, int], list[HookRun]
     ]
-# apply_patch: a Codex patch of several files (bridge.wire.hosts.codex names them all)
-SELF_PROTECTED_TOOLS = frozenset(
-    {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch"}
-)
 
 
 class Report(Record):
@@ -227,7 +223,7 @@ def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
     if not config.self_protection:
         report.notes.append(f"self-protection is off (set in {config.self_protection_off_in})")
         return []
-    if event.tool_name not in SELF_PROTECTED_TOOLS:
+    if event.tool_name in READ_ONLY_TOOLS:
         return []
     from bridge.guards.protect.protect_paths import SELF_PROTECTION, self_protection_guard
 

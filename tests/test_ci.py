@@ -32,22 +32,28 @@ def bin_dir(tmp_path: Path, *programs: str) -> str:
     return str(folder)
 
 
-@pytest.mark.parametrize("script", ["fetch-clients", "fetch-claude"])
-def test_fetching_without_npm_still_reaches_pytest(tmp_path: Path, script: str) -> None:
-    tools = ("bash", "dirname", "grep", "mkdir", "tar", "mktemp", "chmod", "mv", "rm")
-    env = {"HOME": str(tmp_path), "PATH": bin_dir(tmp_path, *tools), "CI": "true"}
-    done = subprocess.run(
-        ["bash", str(REPO / "scripts" / script)],
+def fetch(script: Path, tmp_path: Path, path: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a fetch script with only `path` on PATH and its caches under `tmp_path`."""
+    return subprocess.run(
+        ["bash", str(script)],
         env={
-            **env,
+            "HOME": str(tmp_path),
+            "PATH": path,
             "CCBRIDGE_CLAUDE_CACHE": str(tmp_path / "cache"),
             "CCBRIDGE_CLIENTS_CACHE": str(tmp_path / "clients"),
+            **env,
         },
         capture_output=True,
         text=True,
         timeout=60,
         check=False,
     )
+
+
+@pytest.mark.parametrize("script", ["fetch-clients", "fetch-claude"])
+def test_fetching_without_npm_still_reaches_pytest(tmp_path: Path, script: str) -> None:
+    tools = ("bash", "dirname", "grep", "mkdir", "tar", "mktemp", "chmod", "mv", "rm")
+    done = fetch(REPO / "scripts" / script, tmp_path, bin_dir(tmp_path, *tools), CI="true")
     assert done.returncode == 0, done.stderr
     assert "npm is not installed" in done.stderr and "fail under CI=true" in done.stderr
 
@@ -231,3 +237,42 @@ def test_ci_checks_style_and_types_before_the_tests() -> None:
     readme = (REPO / "README.md").read_text().split("```sh\n", 1)[1].splitlines()[1]
     assert lines[-1] == readme
     assert all("pytest" not in line for line in lines[: max(checks)])
+
+
+def test_a_version_pinned_for_one_suite_is_fetched_but_only_that_suite_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`client version suite` lines: scripts/fetch-clients fetches them with the rest, and
+    pinned_versions gives them to the named suite alone."""
+    from tests.e2e import harness
+
+    repo = tmp_path / "repo"
+    (repo / ".ci").mkdir(parents=True)
+    (repo / "scripts").mkdir()
+    pins = "claude-code 9.0.1\nclaude-code 9.0.2 mods\ncodex 1.0.0\n"
+    (repo / ".ci" / "client-versions").write_text(pins)
+    shutil.copy(REPO / "scripts" / "fetch-clients", repo / "scripts" / "fetch-clients")
+    tools = ("bash", "dirname", "mkdir", "tar", "mktemp", "chmod", "mv", "rm", "cat")
+    path = bin_dir(tmp_path, *tools)
+    asked = tmp_path / "npm-args"
+    # one call a line, its arguments tab-separated
+    script = f'#!/bin/sh\n(IFS="$(printf \'\\t\')"; echo "$*") >> {asked}\nexit 1\n'
+    (Path(path) / "npm").write_text(script)
+    (Path(path) / "npm").chmod(0o755)
+    done = fetch(repo / "scripts" / "fetch-clients", tmp_path, path)
+    assert done.returncode == 0, done.stderr
+    calls = [line.split("\t") for line in asked.read_text().splitlines()]
+    packed = [args[2] for args in calls if args[0] == "pack"]
+    assert packed == [f"@anthropic-ai/claude-code-linux-x64@{v}" for v in ("9.0.1", "9.0.2")]
+    monkeypatch.setattr(harness, "VERSIONS_FILE", repo / ".ci" / "client-versions")
+    assert harness.pinned_versions() == ["9.0.1"]
+    assert harness.pinned_versions(suite="mods") == ["9.0.1", "9.0.2"]
+    assert harness.pinned_versions(suite="goal") == ["9.0.1"]
+    assert harness.pinned_versions("codex", suite="mods") == ["1.0.0"]
+
+
+def test_every_suite_named_in_the_pins_asks_for_its_versions() -> None:
+    lines = (REPO / ".ci" / "client-versions").read_text(encoding="utf-8").splitlines()
+    suites = {parts[2] for parts in map(str.split, lines) if len(parts) == 3}
+    sources = "".join(path.read_text() for path in (REPO / "tests" / "e2e").glob("*.py"))
+    assert {suite for suite in suites if f'suite="{suite}"' not in sources} == set()

@@ -2,9 +2,10 @@
 installed plugin has a hooks module (a mod) that can answer before or over it, whether
 `allowManagedHooksOnly` silences it, and where `onFailure` gives no protection.
 
-Measured on Claude Code 2.1.332 (docs/e2e-matrix.md, "ccbridge beside mods"): a mod's
-`tool.check` allow overrides the deny of a ccbridge registered in user or project settings; a
-ccbridge registered in managed settings answers first and its deny holds.
+Measured on Claude Code 2.1.332 and 2.1.333 (docs/e2e-matrix.md, "ccbridge beside mods"): a
+mod's `tool.check` allow overrides the deny of a ccbridge registered in project settings when the
+machine has no managed settings or they set the guard option `allowModsToOverrideDenyRules`; a
+ccbridge registered in managed settings answers first and its deny held in every measured case.
 """
 
 from __future__ import annotations
@@ -95,8 +96,8 @@ def check(
             TOPIC,
             (
                 "ccbridge is registered in " + ", ".join(map(str, in_other)) + ", not in managed "
-                "settings: a plugin's hooks module (mod) answering tool.check with allow overrides "
-                "its deny (`ccbridge install --managed`, docs/fleet.md)"
+                "settings: a plugin's hooks module (mod) answering tool.check with allow can "
+                "override its deny (`ccbridge install --managed`, docs/fleet.md)"
             ),
         )
     for folder, modules in mods:

@@ -18,6 +18,19 @@ CC_EVENTS = frozenset(
     }
 )
 
+# Tools that only read, look up or talk, as Claude Code names them and as the other agents'
+# envelopes do (bridge.wire.hosts maps most of theirs to these). Self-protection judges every
+# other tool, an MCP server's or one a newer client adds included, by the paths it names.
+READ_ONLY_TOOLS = frozenset(
+    {
+        *("Read", "Grep", "Glob", "LS", "NotebookRead", "WebFetch", "WebSearch", "Task", "Agent"),
+        *("TodoWrite", "TodoRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode"),
+        *("AskUserQuestion", "Skill", "SlashCommand", "ListMcpResourcesTool"),
+        *("ReadMcpResourceTool", "SemSearch", "ReadLints", "Fetch", "ReadTodos", "UpdateTodos"),
+        *("CreatePlan",),
+    }
+)
+
 
 class EventError(ValueError):
     """Stdin did not hold a hook event we can judge; the message says why. `host`: the agent

@@ -4,7 +4,6 @@ name fields and a time layout that real audit records (written by `ccbridge run`
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime
 from pathlib import Path
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.support.sandbox import Sandbox
+from tests.support.sandbox import Sandbox, one_denied_bash_call
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "fleet.md"
 KINDS = {
@@ -70,21 +69,7 @@ def test_every_pipeline_component_is_defined_and_stock() -> None:
 @pytest.fixture
 def audit_record(tmp_path: Path) -> dict[str, Any]:
     sandbox = Sandbox(tmp_path)
-    sandbox.write(
-        sandbox.config,
-        "hooks:\n  PreToolUse:\n    - hooks:\n"
-        "        - {type: command, command: exit 2, name: wall}\n",
-    )
-    event = {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls"},
-        "session_id": "s",
-        "prompt_id": "p",
-        "cwd": "/tmp",
-        "tool_use_id": "t",
-    }
-    assert sandbox.run("run", stdin=json.dumps(event)).returncode == 2
+    one_denied_bash_call(sandbox, session="s", prompt_id="p", tool_use_id="t")
     (record,) = sandbox.audit()
     return record
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
 
 from tests.cli.test_audit import RECORDS, write_log
-from tests.support.sandbox import Sandbox
+from tests.support.sandbox import Sandbox, one_denied_bash_call
 
 ENV = {
     "CCBRIDGE_OTEL_HOST": "build-17",
@@ -85,21 +84,7 @@ def test_each_record_is_one_request_with_a_row_per_subhook(sandbox: Sandbox) -> 
 
 
 def test_prompt_id_is_carried_where_the_event_has_one(sandbox: Sandbox) -> None:
-    sandbox.write(
-        sandbox.config,
-        "hooks:\n  PreToolUse:\n    - hooks:\n"
-        "        - {type: command, command: exit 2, name: wall}\n",
-    )
-    event = {
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "ls"},
-        "session_id": "live",
-        "prompt_id": "p-9",
-        "cwd": "/tmp",
-        "tool_use_id": "tu1",
-    }
-    assert sandbox.run("run", stdin=json.dumps(event)).returncode == 2
+    one_denied_bash_call(sandbox, session="live", prompt_id="p-9", tool_use_id="tu1")
     done = sandbox.run("audit", "--format", "otlp-json", "--session", "live", env=ENV)
     (request,) = decode(done.stdout)
     rows = request.resource_logs[0].scope_logs[0].log_records

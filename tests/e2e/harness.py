@@ -1,7 +1,8 @@
 """Run the real Claude Code binary against the loopback model stand-in.
 
 The binaries are fetched by `scripts/fetch-clients` into a cache outside the repo; the pinned
-versions of every client live in `.ci/client-versions` only (lines `claude-code VERSION`).
+versions of every client live in `.ci/client-versions` only (lines `claude-code VERSION`; a
+third field, `claude-code VERSION SUITE`, pins a version for that one suite only).
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ VERSIONS_FILE = REPO_ROOT / ".ci" / "client-versions"
 DEFAULT_TIMEOUT = 60.0
 
 
-def pinned_versions(client: str = "claude-code") -> list[str]:
-    """The versions of `client` pinned in .ci/client-versions, in file order."""
+def pinned_versions(client: str = "claude-code", suite: str | None = None) -> list[str]:
+    """The versions of `client` pinned in .ci/client-versions, in file order: those every suite
+    runs, and with `suite` also those pinned for that suite alone (a line's third field)."""
     lines = VERSIONS_FILE.read_text(encoding="utf-8").splitlines()
-    return [parts[1] for parts in map(str.split, lines) if len(parts) == 2 and parts[0] == client]
+    return [
+        parts[1]
+        for parts in map(str.split, lines)
+        if parts[:1] == [client] and (len(parts) == 2 or (len(parts) == 3 and parts[2] == suite))
+    ]
 
 
 def claude_cache() -> Path:

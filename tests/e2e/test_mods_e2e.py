@@ -1,16 +1,22 @@
 """Which deny holds beside a plugin's hooks module (a mod) that answers tool.check: ccbridge
-registered in project settings and in a managed-settings.d drop-in, on the real client. The
-table in docs/e2e-matrix.md ("ccbridge beside mods") and docs/fleet.md promise these rows."""
+registered in project settings and in a managed-settings.d drop-in, with and without the
+built-in guard's managed options, on the real client. The table in docs/e2e-matrix.md
+("ccbridge beside mods") and docs/fleet.md promise these rows."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
@@ -26,9 +32,10 @@ from .hook_scripts import MARKER, TOUCH_MARKER, command_handler, hooks_block
 from .model_stub import Turn
 
 # Mods exist from 2.1.287 and onFailure from 2.1.295 (the drop-in requires it): older pinned
-# versions have no row here.
-MOD_VERSIONS = [v for v in pinned_versions() if version_tuple(v) >= (2, 1, 295)]
+# versions have no row here. `claude-code VERSION mods` lines pin versions for this suite alone.
+MOD_VERSIONS = [v for v in pinned_versions(suite="mods") if version_tuple(v) >= (2, 1, 295)]
 DOC = Path(__file__).resolve().parents[2] / "docs" / "e2e-matrix.md"
+FLEET = Path(__file__).resolve().parents[2] / "docs" / "fleet.md"
 
 MODS = {
     # the control: a mod CC loads at all shows here as a deny of its own
@@ -36,21 +43,130 @@ MODS = {
     "allow": 'on("tool.check", ($, e, next) => ({ decision: "allow" }));',
     "throw": 'on("tool.check", ($, e, next) => { throw new Error("mod-threw-7d2"); });',
 }
-# (registration, mod) -> (does the command run, whose reason reaches the model). Measured on
-# 2.1.332; the table of docs/e2e-matrix.md "ccbridge beside mods".
-EXPECTED: dict[tuple[str, str | None], tuple[bool, str | None]] = {
-    ("project", None): (False, "ccbridge-deny-9f3"),
-    ("project", "deny"): (False, "mod-deny-5c1"),
-    ("project", "allow"): (True, None),  # the mod's allow overrides ccbridge's deny
-    ("project", "throw"): (False, "ccbridge-deny-9f3"),
-    ("managed", None): (False, "ccbridge-deny-9f3"),
-    ("managed", "deny"): (False, "ccbridge-deny-9f3"),  # managed hooks run before any mod
-    ("managed", "allow"): (False, "ccbridge-deny-9f3"),
-    ("managed", "throw"): (False, "ccbridge-deny-9f3"),
+# What else the machine's managed settings hold, in one drop-in (for a managed row, in ccbridge's
+# own): None is no drop-in at all beyond ccbridge's. The guard options belong to CC's built-in
+# guard (a policy mod loaded ahead of every other) and sit under pluginConfigs, where it reads them.
+GUARD = "cc-plugin-sec-default@builtin"
+POLICIES: dict[str | None, dict[str, object]] = {
+    None: {},
+    "empty": {},
+    "other": {"cleanupPeriodDays": 30},
+    "managed-mods-only": {"pluginConfigs": {GUARD: {"options": {"allowManagedModsOnly": True}}}},
+    "override-true": {
+        "pluginConfigs": {GUARD: {"options": {"allowModsToOverrideDenyRules": True}}}
+    },
+    "override-false": {
+        "pluginConfigs": {GUARD: {"options": {"allowModsToOverrideDenyRules": False}}}
+    },
+    "project-override": {"cleanupPeriodDays": 30},
+}
+# ... and what the project settings add: the guard option where a user can write it.
+PROJECT_SETTINGS: dict[str | None, dict[str, object]] = {
+    "project-override": POLICIES["override-true"],
+}
+CCBRIDGE = "ccbridge-deny-9f3"
+REASONS = {
+    "ccbridge": CCBRIDGE,
+    "mod": "mod-deny-5c1",
+    "rule": "Permission to use Bash with command touch marker has been denied",
+}
+
+# (registration, other managed settings, mod) -> (does the command run, whose reason reaches
+# the model). *deny-rule*: no ccbridge; CC's own `permissions.deny` rule in the project settings
+# refuses the command (the control: what the guard does to CC's own deny). Measured on 2.1.332
+# and 2.1.333, CC and ccbridge run as root, the drop-in root's.
+Key = tuple[str, str | None, str | None]
+Outcome = tuple[bool, str | None]
+EXPECTED: dict[Key, Outcome] = {
+    ("project", None, None): (False, "ccbridge"),
+    ("project", None, "deny"): (False, "mod"),
+    ("project", None, "allow"): (True, None),  # the mod's allow overrides ccbridge's deny
+    ("project", None, "throw"): (False, "ccbridge"),
+    ("managed", None, None): (False, "ccbridge"),
+    ("managed", None, "deny"): (False, "ccbridge"),  # managed hooks run before any mod
+    ("managed", None, "allow"): (False, "ccbridge"),
+    ("managed", None, "throw"): (False, "ccbridge"),
+    ("project", None, "installed-allow"): (True, None),
+    ("managed", None, "installed-allow"): (False, "ccbridge"),
+    ("project", "empty", "allow"): (True, None),  # an empty drop-in is no managed settings
+    # with other managed settings the deny held over a mod's allow, unless the option said not to
+    ("project", "other", "allow"): (False, "ccbridge"),
+    ("project", "other", "installed-allow"): (False, "ccbridge"),
+    ("project", "other", "deny"): (False, "ccbridge"),
+    ("project", "other", "throw"): (False, "ccbridge"),
+    ("project", "project-override", "allow"): (False, "ccbridge"),  # not from a user's file
+    ("project", "override-false", "allow"): (False, "ccbridge"),
+    ("project", "override-true", "allow"): (True, None),
+    ("project", "managed-mods-only", "deny"): (False, "ccbridge"),  # the mod had no say
+    ("project", "managed-mods-only", "allow"): (False, "ccbridge"),
+    ("project", "managed-mods-only", "installed-allow"): (False, "ccbridge"),
+    ("managed", "override-false", "allow"): (False, "ccbridge"),
+    ("managed", "override-true", "allow"): (False, "ccbridge"),
+    ("managed", "managed-mods-only", "allow"): (False, "ccbridge"),
+    ("deny-rule", None, None): (False, "rule"),
+    ("deny-rule", None, "allow"): (True, None),
+    ("deny-rule", "other", "allow"): (False, "rule"),
+    ("deny-rule", "override-false", "allow"): (False, "rule"),
+    ("deny-rule", "override-true", "allow"): (True, None),
+}
+# Rows whose outcome differs on one version: version -> {row: outcome}; empty while all agree.
+BY_VERSION: dict[str, dict[Key, Outcome]] = {}
+
+
+def expected(version: str, key: Key) -> Outcome:
+    return BY_VERSION.get(version, {}).get(key, EXPECTED[key])
+
+
+REGISTRATIONS = {
+    "project": "project",
+    "managed": "managed",
+    "deny-rule": "none; a CC deny rule",
+}
+POLICY_LABELS = {
+    None: "(none)",
+    "empty": "an empty drop-in, `{}`",
+    "other": "`cleanupPeriodDays: 30`",
+    "managed-mods-only": "guard option `allowManagedModsOnly: true`",
+    "override-true": "guard option `allowModsToOverrideDenyRules: true`",
+    "override-false": "guard option `allowModsToOverrideDenyRules: false`",
+    "project-override": "`cleanupPeriodDays: 30`; the project settings set guard option "
+    "`allowModsToOverrideDenyRules: true`",
+}
+MOD_LABELS = {
+    None: "(no mod)",
+    "deny": "deny",
+    "allow": "allow",
+    "throw": "throws",
+    "installed-allow": "allow, installed from a marketplace (user scope)",
+}
+OUTCOMES = {
+    (False, "ccbridge"): "blocked; ccbridge's reason",
+    (False, "mod"): "blocked; the mod's reason",
+    (False, "rule"): "blocked; CC's deny-rule message",
+    (True, None): "**ran**",
 }
 
 
+def render_table(versions: list[str], keys: list[Key] | None = None) -> str:
+    """The docs' table of these rows (or of `keys`): one column per measured version."""
+    head = ["ccbridge registered in", "other managed settings", "mod answers `tool.check` with"]
+    lines = [
+        "| " + " | ".join([*head, *(f"CC {v}" for v in versions)]) + " |",
+        "|" + "---|" * (len(head) + len(versions)),
+    ]
+    for key in EXPECTED if keys is None else keys:
+        registration, policy, mod = key
+        cells = [REGISTRATIONS[registration], POLICY_LABELS[policy], MOD_LABELS[mod]]
+        cells += [OUTCOMES[expected(version, key)] for version in versions]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+INSTALLED = "installed-"  # a mod kind with this prefix: installed from a marketplace, user scope
+
+
 def plugin(root: Path, mod: str) -> Path:
+    mod = mod.removeprefix(INSTALLED)
     directory = root / f"mod-{mod}"
     (directory / ".claude-plugin").mkdir(parents=True)
     (directory / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": f"mod-{mod}"}))
@@ -62,51 +178,140 @@ def plugin(root: Path, mod: str) -> Path:
     return directory
 
 
+def install(claude: Path, home: Path, source: Path) -> None:
+    """Install the plugin at `source` as a user would: a local marketplace added to `home`'s
+    Claude Code, the plugin installed from it at user scope."""
+    (source.parent / ".claude-plugin").mkdir()
+    (source.parent / ".claude-plugin" / "marketplace.json").write_text(
+        json.dumps(
+            {
+                "name": "ccbridge-e2e",
+                "owner": {"name": "ccbridge e2e"},
+                "plugins": [{"name": source.name, "source": f"./{source.name}"}],
+            }
+        )
+    )
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+    for command in (
+        ["marketplace", "add", str(source.parent)],
+        ["install", f"{source.name}@ccbridge-e2e", "--scope", "user"],
+    ):
+        subprocess.run(
+            [str(claude), "plugin", *command], env=env, check=True, capture_output=True, timeout=60
+        )
+
+
 # The build reads managed settings only from the system folder (the variable naming another is
-# not honoured by the release binary), so the managed case writes a drop-in there for the length
+# not honoured by the release binary), so a managed case writes a drop-in there for the length
 # of one run. Its hook answers only the run that carries this test's token: any other CC on the
-# machine meanwhile sees a hook that exits 0 and says nothing.
+# machine meanwhile sees a hook that exits 0 and says nothing (the guard options have no such
+# gate, which is why every real-CC run takes the shared lock).
 SYSTEM = Path("/etc/claude-code")
+DROP_INS = SYSTEM / "managed-settings.d"
+# A drop-in is named for the pid that wrote it, and a folder this test made holds this marker
+# (CC reads only *.json drop-ins not starting with a dot): a run killed outright (SIGKILL)
+# leaves both, and the next run removes them.
+DROP_IN = re.compile(r"zz-ccbridge-e2e-(\d+)-[\w.-]+\.json")
+MADE_HERE = ".ccbridge-e2e-made-this"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_leftovers() -> None:
+    """Remove what a killed earlier run left: its drop-ins, then the folders it made, once
+    nothing but its marker is in them."""
+    if DROP_INS.is_dir():
+        for path in DROP_INS.iterdir():
+            found = DROP_IN.fullmatch(path.name)
+            if found and not _alive(int(found.group(1))):
+                path.unlink(missing_ok=True)
+    for folder in (DROP_INS, SYSTEM):
+        if (folder / MADE_HERE).is_file() and {p.name for p in folder.iterdir()} <= {
+            MADE_HERE,
+            DROP_INS.name,
+        }:
+            if folder == SYSTEM and DROP_INS.exists() and any(DROP_INS.iterdir()):
+                continue
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _raise_exit(signum: int, _frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
 
 
 @contextmanager
-def system_drop_in(name: str, data: dict[str, object]) -> Iterator[None]:
-    created = [path for path in (SYSTEM, SYSTEM / "managed-settings.d") if not path.exists()]
+def system_drop_in(name: str, data: dict[str, object]) -> Iterator[Path]:
+    """`data` as the drop-in `name` for the length of the block; afterwards the system folder
+    is as it was, also when the run fails, times out or is ended by SIGTERM/SIGHUP/SIGINT."""
+    assert DROP_IN.fullmatch(name), name
+    sweep_leftovers()
+    created = [path for path in (SYSTEM, DROP_INS) if not path.exists()]
+    drop_in = DROP_INS / name
+    previous = drop_in.read_bytes() if drop_in.is_file() else None
+    handlers = {sig: signal.signal(sig, _raise_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        for path in created:
-            path.mkdir(mode=0o755)
-    except PermissionError:
-        pytest.skip(f"cannot write {SYSTEM}: the managed case needs root")
-    drop_in = SYSTEM / "managed-settings.d" / name
-    try:
+        try:
+            for path in created:
+                path.mkdir(mode=0o755)
+                (path / MADE_HERE).write_text(f"{os.getpid()}\n")
+        except PermissionError:
+            pytest.skip(f"cannot write {SYSTEM}: the managed case needs root")
         drop_in.write_text(json.dumps(data))
-        yield
+        yield drop_in
     finally:
-        drop_in.unlink(missing_ok=True)
+        if previous is None:
+            drop_in.unlink(missing_ok=True)
+        else:
+            drop_in.write_bytes(previous)
         for path in reversed(created):
             shutil.rmtree(path, ignore_errors=True)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
 
 
-def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) -> dict[str, object]:
+def measure(
+    claude: Path, tmp_path: Path, registration: str, policy: str | None, mod: str | None
+) -> dict[str, object]:
     project = tmp_path / "project"
     project.mkdir()
     config = tmp_path / "ccbridge.yaml"
     config.write_text(
         "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n"
-        "        - {type: command, command: 'echo ccbridge-deny-9f3 >&2; exit 2', name: wall}\n"
+        f"        - {{type: command, command: 'echo {CCBRIDGE} >&2; exit 2', name: wall}}\n"
     )
     settings: dict[str, object] = {"permissions": {"allow": ["Bash(touch *)"]}}
+    if registration == "deny-rule":
+        settings["permissions"] = {"allow": ["Bash(touch *)"], "deny": ["Bash(touch *)"]}
+    settings.update(PROJECT_SETTINGS.get(policy, {}))
     env = {"CCBRIDGE_CONFIG": str(config), "CCBRIDGE_STATE_DIR": str(tmp_path / "state")}
     entry = command_handler(ccbridge_executable(), timeout=60, onFailure="block")
     entry["command"] += " run"
     if registration == "project":
         settings["hooks"] = hooks_block("PreToolUse", entry)
-    args = ["--plugin-dir", str(plugin(tmp_path / "plugins", mod))] if mod else []
+    args = []
+    home = tmp_path / "home"
+    home.mkdir()
+    if mod and mod.startswith(INSTALLED):
+        install(claude, home, plugin(tmp_path / "plugins", mod))
+    elif mod:
+        args = ["--plugin-dir", str(plugin(tmp_path / "plugins", mod))]
     script = [Turn.bash(TOUCH_MARKER)]
-    if registration == "project":
-        result = run_claude(claude, project, settings, script, env=env, args=args)
-    else:
-        token = f"{os.getpid()}-{tmp_path.name}"
+    token = f"{os.getpid()}-{tmp_path.name}"
+    drop_in: dict[str, object] | None = None if policy is None else {}
+    if registration == "managed":
         # the very drop-in `ccbridge install --managed` writes, its command behind the gate
         staged = tmp_path / "staged"
         subprocess.run(
@@ -114,7 +319,7 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
             check=True,
             capture_output=True,
         )
-        drop_in = json.loads((staged / "ccbridge.json").read_text())
+        installed: dict[str, Any] = json.loads((staged / "ccbridge.json").read_text())
         gate = tmp_path / "gate.sh"
         gate.write_text(
             f'#!/bin/sh\n[ "$CCBRIDGE_E2E_MANAGED" = "{token}" ] || {{ cat >/dev/null; exit 0; }}\n'
@@ -122,13 +327,18 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
         )
         gate.chmod(0o755)
         env["CCBRIDGE_E2E_MANAGED"] = token
-        for groups in drop_in["hooks"].values():
+        for groups in installed["hooks"].values():
             for group in groups:
                 for handler in group["hooks"]:
                     assert handler["args"] == ["run"]  # exec form: CC must pass the args
                     handler["command"] = str(gate)
+        drop_in = installed
+    if drop_in is not None:
+        drop_in.update(POLICIES[policy])
         with system_drop_in(f"zz-ccbridge-e2e-{token}.json", drop_in):
-            result = run_claude(claude, project, settings, script, env=env, args=args)
+            result = run_claude(claude, project, settings, script, env=env, args=args, home=home)
+    else:
+        result = run_claude(claude, project, settings, script, env=env, args=args, home=home)
     results = result.requests.tool_results()
     log = tmp_path / "state" / "audit.jsonl"
     exported = (
@@ -155,35 +365,132 @@ def measure(claude: Path, tmp_path: Path, registration: str, mod: str | None) ->
         },
         "ran": (project / MARKER).exists(),
         "content": results[0].content if results else None,
-        "audit": (tmp_path / "state" / "audit.jsonl").is_file(),
+        "audit": log.is_file(),
+        "pre_tool_use_decisions": [
+            record["final"]["decision"]
+            for record in map(json.loads, log.read_text().splitlines() if log.is_file() else [])
+            if record["event"] == "PreToolUse"
+        ],
         "stderr": result.stderr[-400:],
     }
 
 
 @pytest.mark.e2e
-@pytest.mark.parametrize("mod", [None, "deny", "allow", "throw"])
-@pytest.mark.parametrize("registration", ["project", "managed"])
+@pytest.mark.parametrize(("registration", "policy", "mod"), list(EXPECTED))
 @pytest.mark.parametrize("version", MOD_VERSIONS)
-def test_which_deny_holds(tmp_path: Path, version: str, registration: str, mod: str | None) -> None:
+def test_which_deny_holds(
+    tmp_path: Path, version: str, registration: str, policy: str | None, mod: str | None
+) -> None:
     claude = claude_binary(version)
     if claude is None:
         pytest.skip(f"Claude Code {version} is not in {claude_cache()}: run scripts/fetch-clients")
-    seen = measure(claude, tmp_path, registration, mod)
-    ran, reason = EXPECTED[(registration, mod)]
-    assert seen["audit"], seen  # ccbridge ran (and recorded its deny) in every row
+    seen = measure(claude, tmp_path, registration, policy, mod)
+    ran, reason = expected(version, (registration, policy, mod))
     assert seen["ran"] is ran, seen
+    assert seen["content"] is not None, seen  # the model was told the call's outcome
+    for whose, text in REASONS.items():
+        # the reason named is the one the model is told; the other is not
+        assert (text in str(seen["content"])) is (whose == reason), seen
+    if registration == "deny-rule":
+        assert not seen["audit"], seen
+        return
+    assert seen["pre_tool_use_decisions"] == ["deny"], seen  # ccbridge ran and denied, every row
     # the OTLP export keys the call as CC does: the tool_use_id CC sent the model's call
     assert seen["otlp_tool_use_ids"] == {seen["tool_use_id"]}, seen
-    if reason is not None:
-        assert reason in str(seen["content"]), seen
 
 
 def test_the_documented_table_is_the_measured_one() -> None:
     text = DOC.read_text(encoding="utf-8").split("## ccbridge beside mods", 1)[1]
-    rows = {}
-    for line in text.splitlines():
-        cells = [cell.strip() for cell in line.strip("|").split("|")]
-        if len(cells) == 4 and cells[0] in ("project", "managed"):
-            mod = {"(no mod)": None, "throws": "throw"}.get(cells[1], cells[1])
-            rows[(cells[0], mod)] = cells[2].strip("*") == "ran"
-    assert rows == {key: ran for key, (ran, _reason) in EXPECTED.items()}
+    text = text.split("\n## ", 1)[0]
+    assert render_table(MOD_VERSIONS) in text
+    prose = " ".join(text.split())
+    assert f"Measured on Claude Code {' and '.join(MOD_VERSIONS)} " in prose
+    # the prose says whether the versions agree, as the table does
+    assert ("the two versions agree on every row" in prose) is not any(BY_VERSION.values())
+
+
+# The fleet guide's summary: what a mod's allow does to ccbridge's deny.
+FLEET_ROWS = [k for k in EXPECTED if k[0] != "deny-rule" and k[2] in ("allow", "installed-allow")]
+
+
+def test_the_fleet_guide_shows_the_measured_rows() -> None:
+    text = FLEET.read_text(encoding="utf-8")
+    assert render_table(MOD_VERSIONS, FLEET_ROWS) in text
+    prose = " ".join(text.split())
+    assert f"Measured on Claude Code {' and '.join(MOD_VERSIONS)}," in prose
+    assert ("with the same result on both" in prose) is not any(BY_VERSION.values())
+
+
+@pytest.fixture
+def system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The drop-in machinery pointed at a scratch folder standing for /etc/claude-code."""
+    (tmp_path / "etc").mkdir()
+    root = tmp_path / "etc" / "claude-code"
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "SYSTEM", root)
+    monkeypatch.setattr(module, "DROP_INS", root / "managed-settings.d")
+    return root
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    if not root.exists():
+        return {}
+    return {
+        str(path.relative_to(root)): path.read_bytes() if path.is_file() else None
+        for path in sorted(root.rglob("*"))
+    }
+
+
+NAME = f"zz-ccbridge-e2e-{os.getpid()}-x.json"
+
+
+@pytest.mark.parametrize("present", ["nothing", "folder", "drop-ins", "same name"])
+def test_the_system_folder_is_put_back_after_a_failure(system: Path, present: str) -> None:
+    if present != "nothing":
+        system.mkdir(parents=True)
+    if present in ("drop-ins", "same name"):
+        (system / "managed-settings.d").mkdir()
+        (system / "managed-settings.d" / "10-admin.json").write_text('{"env": {}}')
+    if present == "same name":
+        (system / "managed-settings.d" / NAME).write_text("theirs")
+    before = tree(system)
+    with pytest.raises(RuntimeError), system_drop_in(NAME, {"k": 1}) as written:
+        assert json.loads(written.read_text()) == {"k": 1}
+        raise RuntimeError("the run failed")
+    assert tree(system) == before
+    assert system.exists() is (present != "nothing")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_terminating_signal_still_puts_the_folder_back(system: Path, signum: int) -> None:
+    kept = signal.getsignal(signum)
+    with pytest.raises(SystemExit), system_drop_in(NAME, {}):
+        os.kill(os.getpid(), signum)
+    assert not system.exists()
+    assert signal.getsignal(signum) == kept
+
+
+def test_what_a_killed_run_left_is_swept_by_the_next(system: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    left = system / "managed-settings.d"
+    left.mkdir(parents=True)
+    for folder in (system, left):
+        (folder / MADE_HERE).write_text(f"{dead.pid}\n")
+    (left / f"zz-ccbridge-e2e-{dead.pid}-y.json").write_text("{}")
+    with system_drop_in(NAME, {}):
+        assert sorted(p.name for p in left.iterdir()) == sorted([NAME, MADE_HERE])
+    assert not system.exists()
+
+
+def test_a_live_run_s_drop_in_and_an_admin_s_folder_are_left_alone(system: Path) -> None:
+    left = system / "managed-settings.d"
+    left.mkdir(parents=True)
+    live = left / f"zz-ccbridge-e2e-{os.getppid()}-z.json"
+    live.write_text("{}")
+    sweep_leftovers()
+    assert tree(system) == {"managed-settings.d": None, f"managed-settings.d/{live.name}": b"{}"}
+
+
+if __name__ == "__main__":
+    print(render_table(MOD_VERSIONS), render_table(MOD_VERSIONS, FLEET_ROWS), sep="\n", end="")

@@ -195,3 +195,22 @@ class Sandbox:
 def matching(hooks: list[dict[str, Any]], matcher: str = "Bash") -> dict[str, Any]:
     """A CC hooks block with one PreToolUse matcher group."""
     return {"PreToolUse": [{"matcher": matcher, "hooks": hooks}]}
+
+
+def one_denied_bash_call(sandbox: Sandbox, session: str, prompt_id: str, tool_use_id: str) -> None:
+    """A config whose one sub-hook (`wall`) denies, and one Bash call it denies, audited."""
+    sandbox.write(
+        sandbox.config,
+        "hooks:\n  PreToolUse:\n    - hooks:\n"
+        "        - {type: command, command: exit 2, name: wall}\n",
+    )
+    event = {
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+        "session_id": session,
+        "prompt_id": prompt_id,
+        "cwd": "/tmp",
+        "tool_use_id": tool_use_id,
+    }
+    assert sandbox.run("run", stdin=json.dumps(event)).returncode == 2

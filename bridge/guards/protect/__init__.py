@@ -1,8 +1,9 @@
-"""`builtin:protect_paths` and self-protection: `protect` (the guard), `writes` (what copies,
-moves, finds, extractions, patches and scripted editors write), `tripwire` (self-protection's
-reading of any other command: the words it may write, the code it hands on, copies of ccbridge).
+"""`builtin:protect_paths` and self-protection: `protect_paths` (the guards), `writes` (what
+copies, moves, finds, extractions, patches and scripted editors write), `tripwire`
+(self-protection's reading of any other command: the words it may write, the code it hands on,
+copies of ccbridge), `tool_paths` (the paths named by a tool ccbridge does not know).
 
-The package itself holds the paths a command may write, as `protect` and `writes` both name
+The package itself holds the paths a command may write, as `protect_paths` and `writes` both name
 them: here rather than in a module of their own, which every Bash call would import (a module
 costs an import; the package is imported anyway)."""
 

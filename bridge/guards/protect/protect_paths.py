@@ -375,7 +375,9 @@ def protected_paths_guard(paths: "Sequence[str | Path]", label: str = "protected
                 judged = (_Bash(protection, None, execution.cwd, None)._script(v) for v in variants)
                 reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
             return Ask(reason) if isinstance(reason, _RunTime) else reason
-        return None
+        from bridge.guards.protect import tool_paths
+
+        return tool_paths.judge(protection, execution, ask=False)
 
     return guard
 
@@ -425,17 +427,27 @@ def self_protection_guard(
     # Read, never changed: not copied (a copy of os.environ decodes every variable).
     context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
 
+    def shell(tool_input: "Mapping[str, object]", cwd: str) -> "str | Ask | None":
+        script = bash_script(tool_input)
+        if isinstance(script, str):
+            return f"{SELF_PROTECTION}: {script}"
+        text = str(tool_input.get("command", ""))
+        reason = _Bash(writes, sealed, cwd, context).judge(script, text)
+        return Ask(reason) if isinstance(reason, _RunTime) else reason
+
     def guard(execution: "Execution") -> "str | Ask | None":
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(writes, execution)
-        if execution.tool_name != "Bash":
-            return None
-        script = bash_script(execution.input)
-        if isinstance(script, str):
-            return f"{SELF_PROTECTION}: {script}"
-        text = str(execution.input.get("command", ""))
-        reason = _Bash(writes, sealed, execution.cwd, context).judge(script, text)
-        return Ask(reason) if isinstance(reason, _RunTime) else reason
+        if execution.tool_name == "Bash":
+            return shell(execution.input, execution.cwd)
+        from bridge.guards.protect import tool_paths
+
+        command = tool_paths.command_of(execution.input)  # an MCP server's shell, say
+        if command is not None:
+            reason = shell({"command": command}, execution.cwd)
+            if reason is not None:
+                return reason
+        return tool_paths.judge(writes, execution, ask=True)
 
     return guard
 
