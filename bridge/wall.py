@@ -3,7 +3,8 @@ keep. Judging command text cannot keep the agent away from files it can write; t
 
 What must be kept from the agent (`protected`): every ccbridge config layer, CC's settings
 files, ccbridge's state and cache directories, the plugin and mod directories CC loads code
-from, and every script a configured sub-hook runs; the seal key and the audit log must not be
+from, and every script a configured sub-hook runs with the code around it (its directory, what
+it sources or requires: `hook_code`); the seal key and the audit log must not be
 readable either. The wall is up (`judge`) when the CC settings in force, all layers merged as CC
 merges them, run Bash in the sandbox with no way out (`enabled`, `failIfUnavailable`, no
 `allowUnsandboxedCommands`, no `excludedCommands`), every protected path is in
@@ -44,6 +45,7 @@ class Protected:
 
     write: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
+    trees: list[str] = field(default_factory=list)  # entries of `write` kept as directories
 
 
 def _add(into: list[str], items: Iterable[str]) -> None:
@@ -121,14 +123,25 @@ def _hook_paths(
 def hook_scripts(
     hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
 ) -> list[str]:
-    """The files a configured sub-hook runs, as the hook commands name them: the exec form's
-    command and its path-like arguments, a shell command's path-like words (after CC's
+    """What a configured sub-hook runs, as the hook commands name it: the exec form's command
+    and its path-like arguments, a shell command's path-like words (after CC's
     `${CLAUDE_PROJECT_DIR}` placeholder), relative ones taken from the project (CC runs hooks
-    there). System directories are read-only for sandboxed commands anyway."""
+    there); and the code around each script (`hook_code`): its directory, what it names.
+    System directories are read-only for sandboxed commands anyway."""
     found: list[str] = []
     for _spec, _word, absolute in _hook_paths(hooks, env, project):
         if absolute is not None and not absolute.startswith(SYSTEM_ROOTS):
             _add(found, [absolute])
+    _add(found, [path for kind, _spec, path in hook_code(hooks, env, project) if kind != GAP])
+    return found
+
+
+def hook_trees(
+    hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
+) -> list[str]:
+    """The directories among `hook_scripts`: kept with everything below them."""
+    found: list[str] = []
+    _add(found, [path for kind, _spec, path in hook_code(hooks, env, project) if kind == TREE])
     return found
 
 
@@ -138,19 +151,259 @@ def hook_gaps(
     """Hook commands whose files the wall cannot keep. A sub-hook runs in the call's cwd, which
     the agent moves with `cd` to a directory it may write: a relative path there is a file of
     the agent's choosing, run outside the sandbox. A path built from other variables is not
-    known when the wall is written."""
+    known when the wall is written. And the code around a script (`hook_code`) that cannot be
+    kept: the modules beside a script in the project's own directory, a file sourced from the
+    current directory, a Node package looked up in node_modules above the script."""
+    named: list[str] = []
     for spec, word, absolute in _hook_paths(hooks, env, project):
         if absolute is None:
-            yield (
-                f"the hook command {spec.command!r} runs {word!r}, a path only known when it "
-                "runs, which the sandbox cannot keep (name it from ${CLAUDE_PROJECT_DIR})"
-            )
+            named.append(_unknown_gap(spec, word))
         elif not (word.startswith("/") or word == "~" or word.startswith("~/")):
+            named.append(_relative_gap(spec, word))
+    named += [text for kind, _spec, text in hook_code(hooks, env, project) if kind == GAP]
+    yield from dict.fromkeys(named)  # each once, in order
+
+
+def _unknown_gap(spec: Any, word: str) -> str:
+    return (
+        f"the hook command {spec.command!r} runs {word!r}, a path only known when it "
+        "runs, which the sandbox cannot keep (name it from ${CLAUDE_PROJECT_DIR})"
+    )
+
+
+def _relative_gap(spec: Any, word: str) -> str:
+    return (
+        f"the hook command {spec.command!r} names {word!r}, a relative path: a hook "
+        "runs in the call's directory, which the agent can change to one it writes "
+        "(name it from ${CLAUDE_PROJECT_DIR})"
+    )
+
+
+# --- the code around a hook script ----------------------------------------------------------
+
+TREE, FILE, GAP = "tree", "file", "gap"
+# What Node tries for `require('./x')`, after the name itself (a directory: its index).
+NODE_EXTENSIONS = (".js", ".mjs", ".cjs", ".json", ".node", ".ts")
+
+
+def hook_code(
+    hooks: Mapping[str, Sequence[Any]], env: Mapping[str, str], project: str
+) -> Iterator[tuple[str, Any, str]]:
+    """(TREE, spec, directory), (FILE, spec, path) or (GAP, spec, what cannot be kept) for the
+    code around every script a hook command runs (bridge.shell.hookcode tells the scripts
+    apart). A script loads code from beside it: Python puts the script's directory first on
+    sys.path (a `json.py` there shadows `import json`, also for the modules the standard
+    library imports later), a shell script sources `"$(dirname "$0")/lib.sh"`, Node resolves
+    `require('./x')` from the script. So a script's directory (and that of the file a
+    symlinked script points to) is kept as a tree. Except a directory that holds the project
+    (the project's own directory, the home directory, `/`): keeping it would forbid every
+    edit, so it is named as a gap and only the files the script names are kept (its imports'
+    module files, the files it sources or requires)."""
+    from bridge.shell.syntax import Unparseable
+
+    env = {**env, "CLAUDE_PROJECT_DIR": project}
+    home = paths._home(env)
+    for specs in hooks.values():
+        for spec in specs:
+            found = _runs_of(spec, env)
+            if isinstance(found, Unparseable):
+                yield (
+                    GAP,
+                    spec,
+                    (
+                        f"the hook command {spec.command!r} cannot be read ({found.reason}): "
+                        "the files beside the scripts it runs are not kept"
+                    ),
+                )
+                continue
+            for run in found:
+                yield from _run_code(spec, run, project, home)
+
+
+def _runs_of(spec: Any, env: Mapping[str, str]) -> Any:
+    from bridge.shell.hookcode import argv_runs, runs
+    from bridge.subhooks.runner import substitute
+
+    command = substitute(spec.command or "", env)
+    if spec.args is not None:
+        return argv_runs((command, *(substitute(arg, env) for arg in spec.args)))
+    known = {n: env[n] for n in ("CLAUDE_PROJECT_DIR", "CLAUDE_PLUGIN_ROOT") if n in env}
+    return runs(command, known)
+
+
+def _at_home(word: str, home: str) -> str:
+    """A word the shell reader expanded with this process's `~`, with the hook's home."""
+    real = os.path.expanduser("~")
+    if real != home and (word == real or word.startswith(real + "/")):
+        return home + word[len(real) :]
+    return word
+
+
+def _wide(directory: str, project: str, home: str) -> bool:
+    """A directory too wide to keep: it holds the project (or is it), or is the home."""
+    return directory in ("/", home) or _under(project, [directory])
+
+
+def _run_code(spec: Any, run: Any, project: str, home: str) -> Iterator[tuple[str, Any, str]]:
+    command = spec.command
+    if run.role == "cwd":
+        yield (
+            GAP,
+            spec,
+            (
+                f"the hook command {command!r} runs {run.language} code given as "
+                f"{run.word or 'its standard input'!r} with the current directory on its module "
+                "path: a module the agent writes in the call's directory runs as part of the hook "
+                "(run a script file named from ${CLAUDE_PROJECT_DIR})"
+            ),
+        )
+        return
+    if run.role == "operand":
+        return
+    if run.dynamic:
+        if not any(c in run.word for c in "$`"):  # a glob: the script is not one file
             yield (
-                f"the hook command {spec.command!r} names {word!r}, a relative path: a hook "
-                "runs in the call's directory, which the agent can change to one it writes "
-                "(name it from ${CLAUDE_PROJECT_DIR})"
+                GAP,
+                spec,
+                (
+                    f"the hook command {command!r} runs {run.word!r}, a pattern: which script "
+                    "runs is only known when it runs, and the files beside it are not kept"
+                ),
             )
+        elif "/" not in run.word:  # (a path-like one is named from the command's words)
+            yield GAP, spec, _unknown_gap(spec, run.word)
+        return
+    word = _at_home(run.word, home)
+    bare = run.role == "script" and "/" not in word  # `python3 x.py`: x.py not there yet
+    if bare and not os.path.isfile(os.path.join(project, word)):
+        yield GAP, spec, _relative_gap(spec, word)
+    absolute = paths._clean(os.path.normpath(os.path.join(project, word)))
+    if absolute.startswith(SYSTEM_ROOTS):
+        return
+    if run.role == "interpreter":
+        if _under(absolute, [project]):
+            yield (
+                GAP,
+                spec,
+                (
+                    f"the hook command {command!r} runs the interpreter {word!r} from the "
+                    "project: the modules it loads (a virtual environment's site-packages) are "
+                    "the agent's to write (use an interpreter installed outside the project)"
+                ),
+            )
+        return
+    places = [absolute]
+    real = os.path.realpath(absolute)
+    if real != absolute and not real.startswith(SYSTEM_ROOTS):
+        places.append(real)
+        yield FILE, spec, real
+    for script in places:
+        yield from _around(spec, script, run.language, project, home)
+
+
+def _around(
+    spec: Any, script: str, lang: str | None, project: str, home: str
+) -> Iterator[tuple[str, Any, str]]:
+    from bridge.shell.hookcode import language
+
+    lang = lang or language(script)
+    here = os.path.dirname(script)
+    wide = _wide(here, project, home)
+    if wide:
+        what = (
+            "the project's own directory" if here == project else f"{here}, which holds the project"
+        )
+        what = "the home directory" if here == home and here != project else what
+        yield (
+            GAP,
+            spec,
+            (
+                f"the hook script {script} lies in {what}: a file the agent writes beside it "
+                f"(a module it imports, a file it sources) runs as part of the hook, and keeping "
+                f"all of {here} would forbid every edit; only the files it names are kept (move "
+                "the script into a directory of its own, such as .claude/hooks/)"
+            ),
+        )
+    else:
+        yield TREE, spec, here
+    yield from _named(spec, script, lang, wide, project, home)
+
+
+MAX_NAMED_FILES = 32  # files read for what a hook script names, the script included
+
+
+def _named(
+    spec: Any, script: str, lang: str | None, wide: bool, project: str, home: str
+) -> Iterator[tuple[str, Any, str]]:
+    """What the script's text names (`hook_code`), and what those files name in turn."""
+    from bridge.shell.hookcode import loads, python_files
+
+    here = os.path.dirname(script)
+    todo, seen, packages = [script], {script}, []
+    while todo:
+        current = todo.pop(0)
+        found = loads(current, lang, project, home, script)
+        if isinstance(found, str):
+            yield GAP, spec, f"the hook script {current} {found}: what it loads is not known"
+            continue
+        for load in found:
+            if load.base == "cwd":
+                yield (
+                    GAP,
+                    spec,
+                    (
+                        f"the hook script {current} loads {load.name!r} from the current "
+                        "directory, which the agent can change to one it writes (name it from "
+                        'the script\'s directory: "$(dirname "$0")/…")'
+                    ),
+                )
+            elif load.base == "unknown":
+                yield (
+                    GAP,
+                    spec,
+                    (
+                        f"the hook script {current} loads {load.name!r}, a path only known when "
+                        "it runs, which the sandbox cannot keep"
+                    ),
+                )
+            elif load.base == "package":
+                packages.append(load.name)
+            elif load.base == "module" and lang == "python" and wide:
+                package, *files = python_files(here, load.name)
+                yield TREE, spec, package
+                for path in files:
+                    yield FILE, spec, path
+            elif load.path is not None and not load.path.startswith(SYSTEM_ROOTS):
+                exts = NODE_EXTENSIONS if lang == "node" else ()
+                candidates = [load.path, *(load.path + ext for ext in exts)]
+                if wide or not _under(load.path, [here]):
+                    for path in candidates:
+                        yield FILE, spec, path
+                for path in candidates[:1] if lang != "node" else candidates:
+                    if path not in seen and os.path.isfile(path):
+                        if len(seen) >= MAX_NAMED_FILES:
+                            yield (
+                                GAP,
+                                spec,
+                                (
+                                    f"the hook script {script} loads more than "
+                                    f"{MAX_NAMED_FILES} files, more than ccbridge reads"
+                                ),
+                            )
+                            return
+                        seen.add(path)
+                        todo.append(path)
+                        break
+    if packages:
+        yield (
+            GAP,
+            spec,
+            (
+                f"the hook script {script} requires {', '.join(map(repr, packages))}, which Node "
+                f"looks up in the node_modules directories from {here} upwards: a package the "
+                "agent writes into one of them runs as part of the hook"
+            ),
+        )
 
 
 def code_gaps(project: str, code: Sequence[str] | None = None) -> Iterator[str]:
@@ -191,6 +444,7 @@ def protected(
     _add(result.write, [state, cache])
     _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
     _add(result.write, hook_scripts(hooks, env, project))
+    _add(result.trees, hook_trees(hooks, env, project))
     audit = audit_path or os.path.join(state, "audit.jsonl")
     _add(
         result.read,
@@ -355,7 +609,10 @@ def is_directory_entry(path: str, env: Mapping[str, str]) -> bool:
 
 def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
     """The list entries the wall needs: denyWrite, denyRead and permission deny rules."""
-    rules = [_rule("Edit", path, directory=is_directory_entry(path, env)) for path in keep.write]
+    rules = [
+        _rule("Edit", path, directory=path in keep.trees or is_directory_entry(path, env))
+        for path in keep.write
+    ]
     rules += [_rule("Read", path, directory=False) for path in keep.read]
     return {"denyWrite": list(keep.write), "denyRead": list(keep.read), "deny": rules}
 

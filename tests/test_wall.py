@@ -34,7 +34,9 @@ def test_the_scripts_a_hook_runs_are_kept() -> None:
         )
     }
     found = wall.hook_scripts(hooks, ENV, "/p")
-    assert found == ["/p/hooks/check.sh", "/p/hooks/guard.py", "/p/run.sh", "/h/log"]
+    # and the directory the scripts load from, but not the project's own (see below)
+    assert found == ["/p/hooks/check.sh", "/p/hooks/guard.py", "/p/run.sh", "/h/log", "/p/hooks"]
+    assert wall.hook_trees(hooks, ENV, "/p") == ["/p/hooks"]
 
 
 def test_every_layer_state_cache_and_mod_directory_is_kept() -> None:
@@ -163,7 +165,7 @@ def test_settings_layers_merge_as_cc_merges_them(tmp_path: Path) -> None:
 def test_the_shells_spelling_of_the_project_variable_is_kept() -> None:
     # CC's documented form: the shell expands it, so the script is the project's file
     hooks = {"PreToolUse": (spec('"$CLAUDE_PROJECT_DIR"/.claude/hooks/check.sh'),)}
-    assert wall.hook_scripts(hooks, ENV, "/p") == ["/p/.claude/hooks/check.sh"]
+    assert wall.hook_scripts(hooks, ENV, "/p") == ["/p/.claude/hooks/check.sh", "/p/.claude/hooks"]
     assert list(wall.hook_gaps(hooks, ENV, "/p")) == []
 
 
@@ -173,6 +175,7 @@ def judged_with(tmp_path: Path, command: str, args: tuple[str, ...] | None = Non
     project = tmp_path / "p"
     (project / "hooks").mkdir(parents=True, exist_ok=True)
     (project / "check.py").write_text("print()\n")
+    (project / "hooks" / "check.py").write_text("print()\n")
     hooks = {"PreToolUse": (spec(command, args),)}
     after, _ = wall.put_up({}, wall.protected(env, str(project), hooks), env)
     (project / ".claude").mkdir(exist_ok=True)
@@ -186,7 +189,7 @@ def judged_with(tmp_path: Path, command: str, args: tuple[str, ...] | None = Non
 def test_a_hook_script_named_from_the_project_is_walled(tmp_path: Path) -> None:
     assert judged_with(tmp_path, "${CLAUDE_PROJECT_DIR}/hooks/check.sh --strict") == []
     assert judged_with(tmp_path, '"$CLAUDE_PROJECT_DIR"/hooks/check.sh') == []
-    assert judged_with(tmp_path, "python3", (str(tmp_path / "p" / "check.py"),)) == []
+    assert judged_with(tmp_path, "python3", (str(tmp_path / "p" / "hooks" / "check.py"),)) == []
 
 
 @pytest.mark.parametrize(
@@ -207,7 +210,10 @@ def test_a_hook_script_the_agent_can_swap_is_no_wall(
     tmp_path: Path, command: str, args: tuple[str, ...] | None
 ) -> None:
     missing = judged_with(tmp_path, command, args)
-    assert len(missing) == 1 and "${CLAUDE_PROJECT_DIR}" in missing[0], missing
+    # a script in the project's own directory: also named for the modules beside it (below)
+    swappable = [gap for gap in missing if "beside it" not in gap]
+    assert len(swappable) == 1 and "${CLAUDE_PROJECT_DIR}" in swappable[0], missing
+    assert (len(missing) == 2) is ("check.py" in (command, *(args or ()))[-1]), missing
 
 
 def test_ccbridge_s_own_code_inside_the_project_is_no_wall(tmp_path: Path) -> None:
@@ -221,13 +227,6 @@ def test_ccbridge_s_own_code_inside_the_project_is_no_wall(tmp_path: Path) -> No
     assert not any("own code" in gap for gap in wall.judge(ENV, str(project))[1])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the wall keeps a hook script's file, not the directory beside it: Python puts a "
-    "script's directory first on sys.path, so hooks/json.py written there shadows `import "
-    "json` in the hook (likewise `source ./lib.sh`, `require('./x')`); keeping the directory "
-    "would need telling the script apart from the other words of a hook command",
-)
 def test_the_modules_beside_a_hook_script_are_kept_or_named(tmp_path: Path) -> None:
     env = {**ENV, "HOME": str(tmp_path / "h")}
     project = str(tmp_path / "p")
@@ -235,3 +234,216 @@ def test_the_modules_beside_a_hook_script_are_kept_or_named(tmp_path: Path) -> N
     keep = wall.protected(env, project, hooks)
     named = [gap for gap in wall.hook_gaps(hooks, env, project) if "beside" in gap]
     assert f"{project}/hooks" in keep.write or named
+
+
+def code_world(tmp_path: Path) -> tuple[dict[str, str], str]:
+    """A home and a project with hook scripts of several kinds in place."""
+    home, project = tmp_path / "h", tmp_path / "p"
+    files = {
+        "p/hooks/guard.py": "import json\n",
+        "p/hooks/check.sh": "#!/bin/sh\nexit 0\n",
+        "p/hooks/run": "#!/usr/bin/env python3\nimport json\n",
+        "p/hooks/hook.js": "require('fs')\n",
+        "p/root_guard.py": "import json, helper as h\nfrom yaml import safe_load\n",
+        "h/.claude/hooks/user.py": "import json\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return {**ENV, "HOME": str(home)}, str(project)
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "tree"),
+    [
+        ("python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py", None, "p/hooks"),
+        ("python3.12 -u -W ignore ${CLAUDE_PROJECT_DIR}/hooks/guard.py --strict", None, "p/hooks"),
+        ('"$CLAUDE_PROJECT_DIR"/hooks/check.sh', None, "p/hooks"),
+        ("bash -e ${CLAUDE_PROJECT_DIR}/hooks/check.sh", None, "p/hooks"),
+        ("env X=1 timeout 5 sh ${CLAUDE_PROJECT_DIR}/hooks/check.sh", None, "p/hooks"),
+        ("${CLAUDE_PROJECT_DIR}/hooks/run", None, "p/hooks"),  # a `#!` script run directly
+        ("node --require r ${CLAUDE_PROJECT_DIR}/hooks/hook.js", None, "p/hooks"),
+        ("uv run ${CLAUDE_PROJECT_DIR}/hooks/guard.py", None, "p/hooks"),  # by its suffix
+        ("cat | python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py", None, "p/hooks"),
+        ("python3 ~/.claude/hooks/user.py", None, "h/.claude/hooks"),
+        ("python3", ("{tmp}/p/hooks/guard.py",), "p/hooks"),
+        ("{tmp}/p/hooks/check.sh", ("--strict",), "p/hooks"),
+    ],
+)
+def test_the_directory_a_hook_script_loads_from_is_walled(
+    tmp_path: Path, command: str, args: tuple[str, ...] | None, tree: str
+) -> None:
+    env, project = code_world(tmp_path)
+    args = None if args is None else tuple(a.replace("{tmp}", str(tmp_path)) for a in args)
+    command = command.replace("{tmp}", str(tmp_path))
+    hooks = {"PreToolUse": (spec(command, args),)}
+    keep = wall.protected(env, project, hooks)
+    kept = str(tmp_path / tree)
+    assert kept in keep.write and kept in keep.trees
+    assert f"Edit(/{kept}/**)" in wall.additions(keep, env)["deny"]
+    assert list(wall.hook_gaps(hooks, env, project)) == []
+    assert judged_with(tmp_path, command, args) == []
+
+
+def test_a_script_in_the_project_s_own_directory_keeps_what_it_imports_and_is_named(
+    tmp_path: Path,
+) -> None:
+    # Keeping the project's directory would forbid every edit: the gap is named instead, and
+    # the module files its imports would find beside it are kept.
+    env, project = code_world(tmp_path)
+    hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/root_guard.py"),)}
+    keep = wall.protected(env, project, hooks)
+    assert project not in keep.write
+    for module in ("json", "helper", "yaml"):
+        assert f"{project}/{module}.py" in keep.write and f"{project}/{module}" in keep.trees
+        assert f"{project}/{module}.pyc" in keep.write
+    assert f"{project}/other.py" not in keep.write
+    (gap,) = wall.hook_gaps(hooks, env, project)
+    assert "root_guard.py" in gap and "beside it" in gap and "directory of its own" in gap
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        ("python3 -m hookpkg", "current directory on its module path"),
+        ("python3 -c 'import hookpkg'", "current directory on its module path"),
+        ("node -e \"require('./x')\"", "current directory on its module path"),
+        ("python3 ${CLAUDE_PROJECT_DIR}/hooks/*.py", "a pattern"),
+        ("${CLAUDE_PROJECT_DIR}/.venv/bin/python ${CLAUDE_PROJECT_DIR}/hooks/guard.py", "venv"),
+        ("python3 ~/guard.py", "the home directory"),
+        ("python3 'unclosed", "cannot be read"),
+        ("python3 $SCRIPT", "'$SCRIPT', a path only known when it runs"),
+        ("$RUNNER --check", "'$RUNNER', a path only known when it runs"),
+    ],
+)
+def test_hook_code_the_wall_cannot_keep_is_named(tmp_path: Path, command: str, said: str) -> None:
+    env, project = code_world(tmp_path)
+    hooks = {"PreToolUse": (spec(command),)}
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert any(said in gap.replace("virtual environment", "venv") for gap in gaps), gaps
+
+
+def test_safe_path_python_code_and_system_scripts_name_nothing(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    for command in ("python3 -I -c 'import json'", "python3 -P -m json.tool", "/usr/bin/true"):
+        hooks = {"PreToolUse": (spec(command),)}
+        assert list(wall.hook_gaps(hooks, env, project)) == [], command
+        assert wall.hook_trees(hooks, env, project) == [], command
+
+
+def test_what_a_shell_hook_sources_is_kept_or_named(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    script = Path(project) / "tools" / "hook.sh"
+    script.parent.mkdir()
+    script.write_text(
+        "#!/bin/bash\n"
+        '. "$(dirname "$0")/lib.sh"\n'  # beside it: in the kept directory
+        'source "${0%/*}/../lib/common.sh"\n'  # outside it: kept by name
+        'DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"\n'
+        'if true; then source "$DIR/../shared/env.sh"; fi\n'
+        'source "$CLAUDE_PROJECT_DIR/conf/vars.sh"\n'
+        '. "${BASH_SOURCE[0]%/*}/../more/a.sh"; source $HOME/.hookrc\n'
+        f"source {project}/abs/b.sh\n"
+        "source ./local.sh\n"  # from the current directory: named
+        ". lib.sh\n"  # (searched on PATH, then in the current directory): named
+        'source "$OTHER/x.sh"\n'  # only known when it runs: named
+    )
+    hooks = {"PreToolUse": (spec('"$CLAUDE_PROJECT_DIR"/tools/hook.sh'),)}
+    kept = wall.hook_scripts(hooks, env, project)
+    for name in ("tools", "lib/common.sh", "shared/env.sh", "conf/vars.sh", "more/a.sh"):
+        assert f"{project}/{name}" in kept, name
+    assert f"{env['HOME']}/.hookrc" in kept and f"{project}/abs/b.sh" in kept
+    assert f"{project}/tools/lib.sh" not in kept  # (inside the kept directory)
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert len(gaps) == 3 and "'./local.sh' from the current directory" in gaps[0]
+    assert "'lib.sh' from the current directory" in gaps[1]
+    assert "'$OTHER/x.sh', a path only known when it runs" in gaps[2]
+
+
+def test_what_a_node_hook_requires_is_kept_or_named(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    (Path(project) / "js").mkdir()
+    (Path(project) / "js" / "hook.mjs").write_text(
+        "import fs from 'node:fs';\nimport { x } from '../shared/util.js';\n"
+        "const path = require('path');\nconst _ = require('lodash');\n"
+        "export const name = 'not-a-module';\n"
+    )
+    hooks = {"PreToolUse": (spec("node ${CLAUDE_PROJECT_DIR}/js/hook.mjs"),)}
+    kept = wall.hook_scripts(hooks, env, project)
+    assert f"{project}/js" in kept and f"{project}/shared/util.js" in kept
+    (gap,) = wall.hook_gaps(hooks, env, project)
+    assert "'lodash'" in gap and "node_modules" in gap and "not-a-module" not in gap
+
+
+def test_a_symlinked_hook_script_keeps_the_directory_it_points_into(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    (Path(project) / ".claude" / "hooks").mkdir(parents=True)
+    (Path(project) / ".claude" / "hooks" / "g.py").symlink_to(Path(project) / "hooks" / "guard.py")
+    hooks = {"PreToolUse": (spec("python3 ${CLAUDE_PROJECT_DIR}/.claude/hooks/g.py"),)}
+    trees = wall.hook_trees(hooks, env, project)
+    assert trees == [f"{project}/.claude/hooks", f"{project}/hooks"]
+
+
+def test_a_fifo_in_a_hook_script_s_place_is_named_not_waited_for(tmp_path: Path) -> None:
+    # Reading a FIFO waits for a writer: the compile (on a hook call's cache miss) would hang.
+    import os
+    import signal
+
+    env, project = code_world(tmp_path)
+    os.mkfifo(Path(project) / "hooks" / "fifo.sh")
+    hooks = {"PreToolUse": (spec("bash ${CLAUDE_PROJECT_DIR}/hooks/fifo.sh"),)}
+    signal.signal(signal.SIGALRM, signal.default_int_handler)
+    signal.alarm(10)
+    try:
+        gaps = list(wall.hook_gaps(hooks, env, project))
+    finally:
+        signal.alarm(0)
+    assert len(gaps) == 1 and "fifo.sh cannot be read (not a regular file" in gaps[0], gaps
+    assert f"{project}/hooks" in wall.hook_trees(hooks, env, project)
+
+
+def test_what_the_named_files_name_in_turn_is_kept_or_named(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    files = {
+        "hooks/g.sh": '. "$(dirname "$0")/lib.sh"\n',
+        # sourced: `$0` is still hooks/g.sh, BASH_SOURCE is this file
+        "hooks/lib.sh": 'source "${BASH_SOURCE[0]%/*}/../shared/deep.sh"\nsource ./cwd.sh\n',
+        "shared/deep.sh": 'source "$(dirname "$0")/../tools/zero.sh"\n',
+        "js/hook.js": "require('../shared/util')\n",
+        "shared/util.js": "require('./more'); require('left-pad')\n",
+        "shared/more.js": "",
+    }
+    for name, text in files.items():
+        (Path(project) / name).parent.mkdir(parents=True, exist_ok=True)
+        (Path(project) / name).write_text(text)
+    hooks = {
+        "PreToolUse": (
+            spec("bash ${CLAUDE_PROJECT_DIR}/hooks/g.sh"),
+            spec("node ${CLAUDE_PROJECT_DIR}/js/hook.js"),
+        )
+    }
+    kept = wall.hook_scripts(hooks, env, project)
+    for name in ("shared/deep.sh", "tools/zero.sh", "shared/util.js", "shared/more.js"):
+        assert f"{project}/{name}" in kept, name
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert len(gaps) == 2, gaps
+    assert "lib.sh loads './cwd.sh' from the current directory" in gaps[0]
+    assert "'left-pad'" in gaps[1]
+
+
+def test_a_chain_of_named_files_is_read_to_a_bound(tmp_path: Path) -> None:
+    env, project = code_world(tmp_path)
+    chain = Path(project) / "chain"
+    chain.mkdir()
+    for n in range(wall.MAX_NAMED_FILES + 5):
+        (chain / f"{n}.sh").write_text(f'. "$CLAUDE_PROJECT_DIR/lib{n + 1}/{n + 1}.sh"\n')
+        (Path(project) / f"lib{n}").mkdir()
+        (Path(project) / f"lib{n}" / f"{n}.sh").write_text(
+            f'. "$CLAUDE_PROJECT_DIR/lib{n + 1}/{n + 1}.sh"\n'
+        )
+    hooks = {"PreToolUse": (spec("bash ${CLAUDE_PROJECT_DIR}/chain/0.sh"),)}
+    gaps = list(wall.hook_gaps(hooks, env, project))
+    assert gaps == [
+        f"the hook script {chain}/0.sh loads more than {wall.MAX_NAMED_FILES} files, "
+        "more than ccbridge reads"
+    ]

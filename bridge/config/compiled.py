@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
-FORMAT = 4
+FORMAT = 5
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # Seconds from a call's start to its answer (bridge.hookcall): below the `timeout: 60` that
 # `ccbridge install` registers, with room for the hard stop's grace, the audit record and the
@@ -86,8 +86,9 @@ class CompiledConfig(Record, frozen=True):
     # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
     # (bridge.wall); judged when compiled, so the cache is keyed by the CC settings files too.
     protection: str = "tripwire"
-    # The files the configured sub-hooks run (bridge.wall.hook_scripts): self-protection keeps
-    # them without the wall too, since a rewritten hook runs outside any sandbox.
+    # The files the configured sub-hooks run and the code around them, their directories
+    # included (bridge.wall.hook_scripts): self-protection keeps them without the wall too,
+    # since a rewritten hook runs outside any sandbox.
     hook_scripts: "tuple[str, ...]" = ()
 
     @property

@@ -95,6 +95,40 @@ def test_a_relative_sub_hook_script_stays_outside_the_wall_after_install(sandbox
     assert "${CLAUDE_PROJECT_DIR}" in message
 
 
+def test_the_directory_of_a_sub_hook_script_is_walled_by_install(sandbox: Sandbox) -> None:
+    # Python runs hooks/guard.py with hooks/ first on sys.path: hooks/json.py would be its json
+    installed(sandbox)
+    sandbox.write(sandbox.project / "hooks" / "guard.py", "import json\n")
+    command = "python3 ${CLAUDE_PROJECT_DIR}/hooks/guard.py"
+    hooks = f'hooks:\n  PreToolUse:\n    - hooks: [{{type: command, command: "{command}"}}]\n'
+    sandbox.write(sandbox.project / ".claude" / "ccbridge.local.yaml", hooks)
+    assert sandbox.run("install").returncode == 0
+    assert protection(sandbox)[0] == "ok"
+    directory = str(sandbox.project / "hooks")
+    settings = json.loads(sandbox.settings.read_text())
+    assert directory in settings["sandbox"]["filesystem"]["denyWrite"]
+    assert f"Edit(/{directory}/**)" in settings["permissions"]["deny"]
+    settings["sandbox"]["filesystem"]["denyWrite"].remove(directory)
+    sandbox.write_json(sandbox.settings, settings)
+    level, message = protection(sandbox)
+    assert level == "warn" and f"{directory} is not in sandbox.filesystem.denyWrite" in message
+
+
+def test_a_sub_hook_script_in_the_project_s_own_directory_is_named(sandbox: Sandbox) -> None:
+    installed(sandbox)
+    sandbox.write(sandbox.project / "guard.py", "import json\n")
+    command = "python3 ${CLAUDE_PROJECT_DIR}/guard.py"
+    hooks = f'hooks:\n  PreToolUse:\n    - hooks: [{{type: command, command: "{command}"}}]\n'
+    sandbox.write(sandbox.project / ".claude" / "ccbridge.local.yaml", hooks)
+    assert sandbox.run("install").returncode == 0
+    level, message = protection(sandbox)
+    assert level == "warn" and "guard.py lies in the project's own directory" in message, message
+    assert "a directory of its own" in message
+    settings = json.loads(sandbox.settings.read_text())
+    assert str(sandbox.project / "json.py") in settings["sandbox"]["filesystem"]["denyWrite"]
+    assert str(sandbox.project) not in settings["sandbox"]["filesystem"]["denyWrite"]
+
+
 def test_a_sandbox_that_cannot_start_is_named(sandbox: Sandbox) -> None:
     installed(sandbox)
     sandbox.write(sandbox.root / "bin" / "bwrap", "#!/bin/sh\necho no userns >&2\nexit 1\n", 0o755)

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,9 +27,11 @@ PLANT = (
 )
 
 
-def installed(tmp_path: Path, command: str) -> tuple[Path, Path, dict[str, str], dict[str, object]]:
-    """(home, state, ccbridge's variables, the settings) of a project `ccbridge install` set up
-    with one PreToolUse hook running `command`."""
+def installed(
+    tmp_path: Path, command: str, *options: str
+) -> tuple[Path, Path, dict[str, str], dict[str, Any]]:
+    """(home, state, ccbridge's variables, the settings) of a project `ccbridge install` (with
+    `options`) set up with one PreToolUse hook running `command`."""
     require_sandbox()
     home, project, state = tmp_path / "home", tmp_path / "project", tmp_path / "state"
     (home / ".claude").mkdir(parents=True)
@@ -43,7 +46,7 @@ def installed(tmp_path: Path, command: str) -> tuple[Path, Path, dict[str, str],
     env = {**os.environ, "HOME": str(home), **ours}
     env.pop("CLAUDE_PROJECT_DIR", None)
     done = subprocess.run(
-        [ccbridge_executable(), "install"],
+        [ccbridge_executable(), "install", *options],
         cwd=project,
         env=env,
         capture_output=True,
@@ -53,7 +56,7 @@ def installed(tmp_path: Path, command: str) -> tuple[Path, Path, dict[str, str],
     )
     assert done.returncode == 0, done.stdout + done.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
-    settings["permissions"]["allow"] = ["Bash"]
+    settings.setdefault("permissions", {})["allow"] = ["Bash"]
     return home, state, ours, settings
 
 

@@ -90,14 +90,23 @@ MUTANTS = (
     ),
     Mutant(
         "notebook-edit-not-self-protected",
-        "bridge/engine.py",
-        '{"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash", "apply_patch"}',
-        '{"Write", "Edit", "MultiEdit", "Bash", "apply_patch"}',
+        "bridge/guards/protect/protect_paths.py",
+        '    "NotebookEdit": "notebook_path",\n',
+        "",
         (
             "tests/test_engine_self_protection_tools.py",
             "tests/guards/protect/test_self_protection.py",
         ),
-        "self-protection judges NotebookEdit",
+        "self-protection judges NotebookEdit as the file tool it is",
+    ),
+    Mutant(
+        "unknown-tools-not-self-protected",
+        "bridge/engine.py",
+        "    if event.tool_name in READ_ONLY_TOOLS:\n        return []",
+        '    if event.tool_name not in {"Write", "Edit", "MultiEdit", "NotebookEdit", "Bash"}:\n'
+        "        return []",
+        ("tests/guards/protect/test_tool_paths.py",),
+        "self-protection judges every tool that is not a known reader (MCP, Cursor's Delete)",
     ),
     Mutant(
         "file-tool-paths-without-cwd",

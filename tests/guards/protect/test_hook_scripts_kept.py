@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sysconfig
 from pathlib import Path
@@ -29,7 +30,19 @@ def project_with_hook(tmp_path: Path, command: str) -> Path:
     return project
 
 
-def judged(tmp_path: Path, project: Path, tool: str, tool_input: dict[str, str]) -> int:
+def environment(home: Path, project: Path, state: Path) -> dict[str, str]:
+    """This process's environment but ccbridge's and CC's variables, for a hook call."""
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("CCBRIDGE_", "CLAUDE_"))},
+        "HOME": str(home),
+        "CLAUDE_PROJECT_DIR": str(project),
+        "CCBRIDGE_STATE_DIR": str(state / "state"),
+        "CCBRIDGE_CACHE_DIR": str(state / "cache"),
+    }
+
+
+def run(env: dict[str, str], project: Path, tool: str, tool_input: object) -> tuple[int, str]:
+    """`ccbridge run` on a PreToolUse call: its exit code, and its deny reason if it denied."""
     event = {
         "session_id": "s",
         "cwd": str(project),
@@ -37,13 +50,6 @@ def judged(tmp_path: Path, project: Path, tool: str, tool_input: dict[str, str])
         "tool_name": tool,
         "tool_input": tool_input,
         "tool_use_id": "toolu_1",
-    }
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("CCBRIDGE_", "CLAUDE_"))},
-        "HOME": str(tmp_path / "home"),
-        "CLAUDE_PROJECT_DIR": str(project),
-        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
-        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
     }
     done = subprocess.run(
         [CCBRIDGE, "run"],
@@ -53,10 +59,19 @@ def judged(tmp_path: Path, project: Path, tool: str, tool_input: dict[str, str])
         timeout=60,
         check=False,
     )
-    if done.returncode == 2:
-        reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
-        assert reason.startswith("[self-protection] ") and "hooks/check.sh" in reason
-    return done.returncode
+    if done.returncode != 2:
+        return done.returncode, ""
+    return 2, json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def judged(tmp_path: Path, project: Path, tool: str, tool_input: dict[str, str]) -> int:
+    code, reason = run(environment(tmp_path / "home", project, tmp_path), project, tool, tool_input)
+    if code == 2:
+        # it names the script, or the directory kept with it
+        assert reason.startswith("[self-protection] ") and re.search(
+            r"'/[^']*/hooks(/check\.sh)?'", reason
+        ), reason
+    return code
 
 
 @pytest.mark.parametrize(
@@ -79,8 +94,8 @@ def test_a_sub_hooks_script_is_kept_from_the_file_tools_and_bash(
     assert judged(tmp_path, project, "Bash", {"command": "sed -i s/0/1/ hooks/check.sh"}) == 2
 
 
-def test_reading_the_script_and_writing_beside_it_pass(tmp_path: Path) -> None:
+def test_reading_the_script_and_writing_elsewhere_in_the_project_pass(tmp_path: Path) -> None:
     project = project_with_hook(tmp_path, "${CLAUDE_PROJECT_DIR}/hooks/check.sh")
     assert judged(tmp_path, project, "Bash", {"command": "cat hooks/check.sh"}) == 0
-    other = str(project / "hooks" / "other.sh")
+    other = str(project / "src" / "other.sh")
     assert judged(tmp_path, project, "Write", {"file_path": other, "content": "x"}) == 0
