@@ -6,8 +6,6 @@ listeners and guards of their own. Nothing here writes anything: hookcall.py pri
 appends the audit record built from the Report.
 """
 
-from __future__ import annotations
-
 import os
 
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
@@ -41,7 +39,7 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
     from typing import Any
 
     from bridge.goal.settings import GoalSettings
-    from bridge.subhooks.fold import Folded, Judged
+    from bridge.subhooks.fold import Folded, Judged, SubhookRecord
     from bridge.subhooks.spec import HookSpec
     from bridge.subhooks.verdict import HookRun
 
@@ -50,58 +48,33 @@ if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal m
     ]
 
 
-class SubhookRecord(Record):
-    hook: HookSpec
-    matched: bool
-    run: HookRun | None = None
-    raw: str = ""
-    reason: str = ""
-    action: str = ""
-
-    def to_json(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
-            "name": self.hook.name,
-            "where": self.hook.where,
-            "matched": self.matched,
-        }
-        if self.run is not None:
-            record.update(
-                duration_ms=round(self.run.duration_ms, 1),
-                exit_code=self.run.exit_code,
-                error=self.run.error,
-            )
-        if self.matched:
-            record.update(raw=self.raw, reason=self.reason, action=self.action)
-        return record
-
-
 class Report(Record):
     """Everything that happened to one event: the answer, and why."""
 
-    event: HookEvent
-    config: CompiledConfig
-    answer: Answer = field(default_factory=lambda: Answer({}))
-    subhooks: list[SubhookRecord] = field(default_factory=list)
-    folded: Folded | None = None
-    steps: tuple[Step, ...] = ()
-    notes: list[str] = field(default_factory=list)
+    event: "HookEvent"
+    config: "CompiledConfig"
+    answer: "Answer" = field(default_factory=lambda: Answer({}))
+    subhooks: "list[SubhookRecord]" = field(default_factory=list)
+    folded: "Folded | None" = None
+    steps: "tuple[Step, ...]" = ()
+    notes: "list[str]" = field(default_factory=list)
 
 
 class Host(Record, frozen=True):
     """What the engine needs from the outside world, injectable for tests and `explain`."""
 
-    env: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
-    runner: Runner | None = None
+    env: "Mapping[str, str]" = field(default_factory=lambda: dict(os.environ))
+    runner: "Runner | None" = None
     every_guard: bool = False  # `explain`: consult the guards after a denial too (the answer stays)
 
     def run(
         self,
-        hooks: Sequence[HookSpec],
+        hooks: "Sequence[HookSpec]",
         data: bytes,
-        env: Mapping[str, str],
-        cwd: str | None,
+        env: "Mapping[str, str]",
+        cwd: "str | None",
         cap: int,
-    ) -> list[HookRun]:
+    ) -> "list[HookRun]":
         if self.runner is not None:
             return self.runner(hooks, data, env, cwd, cap)
         from bridge.subhooks.runner import run_hooks
@@ -109,7 +82,7 @@ class Host(Record, frozen=True):
         return run_hooks(hooks, data, env, cwd, cap)
 
 
-def execution_of(event: HookEvent) -> Execution:
+def execution_of(event: "HookEvent") -> "Execution":
     return Execution.create(
         event.tool_name,
         event.tool_input,
@@ -120,7 +93,7 @@ def execution_of(event: HookEvent) -> Execution:
     )
 
 
-def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec, bool]]:
+def selected(hooks: "Sequence[HookSpec]", event: "HookEvent") -> "list[tuple[HookSpec, bool]]":
     """Every configured hook of the event, whether it applies, identical handlers once."""
     if not hooks:
         return []
@@ -135,16 +108,16 @@ def selected(hooks: Sequence[HookSpec], event: HookEvent) -> list[tuple[HookSpec
 class _Subhooks:
     """The sub-hooks of one event, run once and folded, exposed as a DSH listener."""
 
-    def __init__(self, report: Report, host: Host, event_name: str) -> None:
+    def __init__(self, report: "Report", host: "Host", event_name: str) -> None:
         self.report, self.host, self.event_name = report, host, event_name
 
-    def run_and_fold(self) -> Folded | None:
+    def run_and_fold(self) -> "Folded | None":
         """The fold of the event's sub-hooks; None when the config has none for the event."""
         report, event, config = self.report, self.report.event, self.report.config
         hooks = config.hooks.get(self.event_name, ())
         if not hooks:
             return None
-        from bridge.subhooks.fold import Judged, fold
+        from bridge.subhooks.fold import Judged, SubhookRecord, fold
         from bridge.wire.hook_output import read_run
 
         chosen = selected(hooks, event)
@@ -174,15 +147,17 @@ class _Subhooks:
         report.folded = folded
         return folded
 
-    def pre_execute(self, execution: Execution, next_: Callable[[], PreDecision]) -> PreDecision:
+    def pre_execute(
+        self, execution: "Execution", next_: "Callable[[], PreDecision]"
+    ) -> "PreDecision":
         folded = self.run_and_fold()
         if folded is None or folded.rank == "none":
             return next_()
         return Deny(folded.reason) if folded.rank == "deny" else Ask(folded.reason)
 
     def post_execute(
-        self, execution: Execution, result: ToolResult, next_: Callable[[], PostDecision]
-    ) -> PostDecision:
+        self, execution: "Execution", result: "ToolResult", next_: "Callable[[], PostDecision]"
+    ) -> "PostDecision":
         folded = self.run_and_fold()
         downstream = next_()
         if folded is None:
@@ -193,7 +168,7 @@ class _Subhooks:
         return replace(downstream, context=context)
 
 
-def _action(item: Judged) -> str:
+def _action(item: "Judged") -> str:
     from bridge.subhooks.fold import rank_of
 
     kind = item.verdict.kind
@@ -215,14 +190,14 @@ def _action(item: Judged) -> str:
     return "; ".join(notes) or f"counts as {rank_of(item)}"
 
 
-def _failing(name: str, why: str) -> Callable[..., Any]:
-    def fail(*_args: Any) -> Any:
+def _failing(name: str, why: str) -> "Callable[..., Any]":
+    def fail(*_args: "Any") -> "Any":
         raise RuntimeError(f"policy {name} could not be loaded: {why}")
 
     return fail
 
 
-def _policies(refs: Sequence[PolicyRef], kind: str = "") -> list[Named[Any]]:
+def _policies(refs: "Sequence[PolicyRef]", kind: str = "") -> "list[Named[Any]]":
     if not refs:
         return []
     from bridge.policies.loader import PolicyLoadError, load_policy
@@ -243,7 +218,7 @@ def _short(ref: str) -> str:
     return f"{os.path.basename(target)}:{attr}" if "/" in target else ref
 
 
-def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
+def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
     config, event = report.config, report.event
     if not config.self_protection:
         report.notes.append(f"self-protection is off (set in {config.self_protection_off_in})")
@@ -258,14 +233,14 @@ def _self_protection(report: Report, host: Host) -> list[Named[Any]]:
     roots = protected_roots(host.env, project, kept, config.audit.path)
     guard = self_protection_guard(*roots, env=host.env)
 
-    def named(execution: Execution) -> Any:  # the `[self-protection]` prefix names it
+    def named(execution: "Execution") -> "Any":  # the `[self-protection]` prefix names it
         reason = guard(execution)
         return reason.removeprefix(f"{SELF_PROTECTION}: ") if isinstance(reason, str) else reason
 
     return [Named("self-protection", named)]
 
 
-def _goal_command(report: Report) -> str | None:
+def _goal_command(report: "Report") -> "str | None":
     """The Bash command when goals are on and it starts with a goal invocation (cheap)."""
     config, event = report.config, report.event
     if not config.goals.enabled or event.tool_name != "Bash":
@@ -278,7 +253,7 @@ def _goal_command(report: Report) -> str | None:
     return command if starts_with_goal(command) else None
 
 
-def _judge_goal_change(report: Report, host: Host, decision: PreDecision) -> PreDecision:
+def _judge_goal_change(report: "Report", host: "Host", decision: "PreDecision") -> "PreDecision":
     """Goal tool calls are judged last, for a call that may go ahead (allowed, or waiting for
     the user's answer). Judging changes nothing: the change is applied at PostToolUse of this
     call, so a call that never runs never changes the goal."""
@@ -293,7 +268,7 @@ def _judge_goal_change(report: Report, host: Host, decision: PreDecision) -> Pre
     return Deny(reason)
 
 
-def _apply_goal_change(report: Report, host: Host) -> tuple[str, ...]:
+def _apply_goal_change(report: "Report", host: "Host") -> "tuple[str, ...]":
     """PostToolUse of a goal command: apply the change judged for it; the context says how."""
     if _goal_command(report) is None:
         return ()
@@ -308,7 +283,7 @@ def _apply_goal_change(report: Report, host: Host) -> tuple[str, ...]:
     return () if context is None else (context,)
 
 
-def goal_settings(config: CompiledConfig, host: Host) -> GoalSettings:
+def goal_settings(config: "CompiledConfig", host: "Host") -> "GoalSettings":
     from pathlib import Path
 
     from bridge.goal.cc import GoalSettings
@@ -322,13 +297,13 @@ def goal_settings(config: CompiledConfig, host: Host) -> GoalSettings:
     )
 
 
-def _approval(config: CompiledConfig) -> Callable[[Execution, Ask], Any]:
+def _approval(config: "CompiledConfig") -> "Callable[[Execution, Ask], Any]":
     # `prompt`: CC's own permission prompt asks the user after we answer `ask`.
     verdict = "deferred" if config.approval == "prompt" else "unavailable"
     return lambda _execution, _ask: verdict
 
 
-def handle(event: HookEvent, config: CompiledConfig, host: Host | None = None) -> Report:
+def handle(event: "HookEvent", config: "CompiledConfig", host: "Host | None" = None) -> "Report":
     host = host or Host()
     report = Report(event=event, config=config)
     if event.name in PRE_EVENTS:
@@ -353,7 +328,7 @@ GOAL_HINT = (
 )
 
 
-def _lifecycle(report: Report, host: Host) -> None:
+def _lifecycle(report: "Report", host: "Host") -> None:
     """The events besides tool use: sub-hooks run and fold as for a tool call; a block (or a
     failure) stops what the event can stop, elsewhere it is told to the user. The goal module
     then sees UserPromptSubmit and Stop, unless a sub-hook blocked them: a blocked prompt is no
@@ -378,12 +353,12 @@ def _lifecycle(report: Report, host: Host) -> None:
 
 
 def _lifecycle_answer(
-    report: Report,
-    reason: str | None,
-    contexts: tuple[str, ...],
-    messages: tuple[str, ...],
-    stop_reason: str | None,
-) -> Answer:
+    report: "Report",
+    reason: "str | None",
+    contexts: "tuple[str, ...]",
+    messages: "tuple[str, ...]",
+    stop_reason: "str | None",
+) -> "Answer":
     name = report.event.name
     if reason is not None and (name not in BLOCKING_EVENTS or _loops(report)):
         # Nothing to stop here (or stopping again would loop): the user is told instead.
@@ -394,7 +369,7 @@ def _lifecycle_answer(
     return answer.lifecycle(name, reason, contexts, messages, stop_reason)
 
 
-def _loops(report: Report) -> bool:
+def _loops(report: "Report") -> bool:
     """A Stop already continued by a hook (`stop_hook_active`) is not blocked again for a
     failure alone: a broken hook must not keep Claude working forever. A hook's own block
     still counts every time."""
@@ -405,7 +380,7 @@ def _loops(report: Report) -> bool:
     return not any(item.matched and item.raw in ("deny", "block") for item in report.subhooks)
 
 
-def _pre_tool_use(report: Report, host: Host) -> None:
+def _pre_tool_use(report: "Report", host: "Host") -> None:
     """PreToolUse, and PreSkillShellCommand: the same stations judge a skill's inline command
     (its own sub-hooks, self-protection, the guards); only the answer's form differs."""
     config, name = report.config, report.event.name
@@ -453,7 +428,7 @@ def _skill_shell_refusal(reason: str) -> Answer:
     return answer.skill_shell(Deny(reason))
 
 
-def _post_tool_use(report: Report, host: Host) -> None:
+def _post_tool_use(report: "Report", host: "Host") -> None:
     event, config = report.event, report.config
     if config.error is not None:
         reason = f"ccbridge config error, post-tool hooks did not run: {config.error}"
@@ -475,14 +450,14 @@ def _post_tool_use(report: Report, host: Host) -> None:
     report.answer = answer.post_tool_use(event.name, block, context, system_messages, stop_reason)
 
 
-def _extras(folded: Folded | None) -> tuple[tuple[str, ...], tuple[str, ...], str | None]:
+def _extras(folded: "Folded | None") -> "tuple[tuple[str, ...], tuple[str, ...], str | None]":
     """The sub-hooks' contexts, system messages and stop reason (none without sub-hooks)."""
     if folded is None:
         return (), (), None
     return folded.contexts, folded.system_messages, folded.stop_reason
 
 
-def _result_of(event: HookEvent) -> ToolResult:
+def _result_of(event: "HookEvent") -> "ToolResult":
     if event.name == "PostToolUseFailure":
         error = event.raw.get("error")
         return ToolResult(content=f"Error: {error}", is_error=True, code="TOOL_ERROR")
@@ -491,13 +466,13 @@ def _result_of(event: HookEvent) -> ToolResult:
     return ToolResult(content=content, value=response)
 
 
-def _stringify(value: Any) -> str:
+def _stringify(value: "Any") -> str:
     from bridge.wire import jsonio
 
     return jsonio.dumps(value).decode() if value is not None else ""
 
 
-def _goal_event(report: Report, host: Host) -> None:
+def _goal_event(report: "Report", host: "Host") -> None:
     """A goal failure here never blocks the user's prompt or forces another round: it is noted
     for the audit and ccbridge answers nothing."""
     from bridge.goal.cc import on_stop, on_user_prompt

@@ -2,8 +2,6 @@
 Code's answer. `ccbridge run` (bridge.main) and `ccbridge explain` both use it; it never imports
 click, pydantic or PyYAML when the compiled config is cached (see docs/architecture.md)."""
 
-from __future__ import annotations
-
 import os
 import time
 
@@ -25,7 +23,7 @@ else:  # not `signal`: see bridge.subhooks.spawn
     import _signal
 
 
-def failure_answer(event_name: str | None, reason: str) -> Answer:
+def failure_answer(event_name: "str | None", reason: str) -> "Answer":
     """Fail closed: a tool call we could not judge is denied; a finished one gets feedback."""
     if event_name in ("PostToolUse", "PostToolUseFailure"):
         return answer.post_tool_use(event_name, reason, system_messages=(reason,))
@@ -45,12 +43,12 @@ def failure_answer(event_name: str | None, reason: str) -> Answer:
 
 
 def run(
-    config: str | None,
-    stdin: IO[bytes],
-    stdout: IO[bytes],
-    stderr: IO[str],
-    env: Mapping[str, str],
-    host: str | None = None,
+    config: "str | None",
+    stdin: "IO[bytes]",
+    stdout: "IO[bytes]",
+    stderr: "IO[str]",
+    env: "Mapping[str, str]",
+    host: "str | None" = None,
 ) -> int:
     """`host`: the agent named by `ccbridge run --host`; None: told by the event itself."""
     started = time.monotonic()
@@ -99,7 +97,7 @@ def run(
                     report = _judge(event, config, env, loaded)
                     result, audit_settings = report.answer, report.config.audit
                 deadline.judged()
-            except deadline.Expired:
+            except Expired:
                 raise
             except BaseException as problem:  # fail closed on our own bugs, never exit 1
                 error = f"{type(problem).__name__}: {problem}"
@@ -107,7 +105,7 @@ def run(
                 crash_log = _crash_log(problem, env, stderr)
                 audit_settings = loaded[0].audit if loaded else None
                 deadline.judged()
-        except deadline.Expired as expired:
+        except Expired as expired:
             error = f"deadline: {expired}"
             result = failure_answer(event_name, f"ccbridge: {expired}; the call is refused")
             audit_settings = loaded[0].audit if loaded else None
@@ -125,8 +123,12 @@ def run(
 
 
 def _in_dialect(
-    host: str, result: Answer, event_name: str | None, raw: dict[str, Any] | None, stderr: IO[str]
-) -> tuple[Answer, dict[str, Any]]:
+    host: str,
+    result: "Answer",
+    event_name: "str | None",
+    raw: "dict[str, Any] | None",
+    stderr: "IO[str]",
+) -> "tuple[Answer, dict[str, Any]]":
     """The answer as the calling agent reads it, and the audit's event naming that agent. A
     failure here keeps CC's answer: its exit 2 with the reason on stderr blocks on every host."""
     raw = {**(raw or {}), "ccbridge_host": host}
@@ -141,7 +143,7 @@ def _in_dialect(
         return result, raw
 
 
-def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
+def emit(result: "Answer", stdout: "IO[bytes]", stderr: "IO[str]") -> None:
     """Print the answer. A reader that went away must not turn the exit code into 1: the code
     alone still blocks (2) or lets CC's own flow decide (0)."""
     quietly(lambda: (stdout.write(result.stdout), stdout.flush()))
@@ -149,7 +151,7 @@ def emit(result: Answer, stdout: IO[bytes], stderr: IO[str]) -> None:
         quietly(lambda: (stderr.write(result.stderr + "\n"), stderr.flush()))
 
 
-def quietly(write: Callable[[], object]) -> None:
+def quietly(write: "Callable[[], object]") -> None:
     """Write to a stream whose reader may have gone (OSError) or that may be closed (ValueError).
     Not contextlib.suppress: importing contextlib costs every hook call."""
     try:
@@ -159,8 +161,11 @@ def quietly(write: Callable[[], object]) -> None:
 
 
 def _judge(
-    event: HookEvent, config: str | None, env: Mapping[str, str], loaded: list[CompiledConfig]
-) -> Report:
+    event: "HookEvent",
+    config: "str | None",
+    env: "Mapping[str, str]",
+    loaded: "list[CompiledConfig]",
+) -> "Report":
     from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
     from bridge.paths import find_config, project_dir, wide_layers
@@ -178,16 +183,16 @@ AUDIT_FAILED = "ccbridge: could not write the audit record: "  # doctor reads it
 
 
 def _audit(
-    report: Report | None,
-    event_name: str | None,
+    report: "Report | None",
+    event_name: "str | None",
     started: float,
-    error: str | None,
-    result: Answer,
-    raw: dict[str, Any] | None,
-    settings: AuditConfig | None,
-    env: Mapping[str, str],
-    stderr: IO[str],
-    crash_log: str | None = None,
+    error: "str | None",
+    result: "Answer",
+    raw: "dict[str, Any] | None",
+    settings: "AuditConfig | None",
+    env: "Mapping[str, str]",
+    stderr: "IO[str]",
+    crash_log: "str | None" = None,
 ) -> None:
     """Failing to write the audit never changes the answer; it is said on stderr."""
     if settings is not None and not settings.enabled:
@@ -222,7 +227,9 @@ def _audit(
         stderr.write(f"{AUDIT_FAILED}{problem}\n")
 
 
-def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) -> str | None:
+def _crash_log(
+    problem: "BaseException", env: "Mapping[str, str]", stderr: "IO[str]"
+) -> "str | None":
     """Our own failure's traceback goes to a crash file in the state directory (the answer and
     the audit record keep `Type: message`); failing to write it never changes the answer."""
     try:
@@ -235,7 +242,7 @@ def _crash_log(problem: BaseException, env: Mapping[str, str], stderr: IO[str]) 
         return None
 
 
-def hint_on_terminal(stdin: IO[bytes], stderr: IO[str], command: str) -> None:
+def hint_on_terminal(stdin: "IO[bytes]", stderr: "IO[str]", command: str) -> None:
     """A person who typed `ccbridge run` at a prompt would otherwise wait on a silent command."""
     try:
         waiting = stdin.isatty()
@@ -284,7 +291,9 @@ class Expired(BaseException):
         self.seconds, self.doing = seconds, doing
 
 
-class _Clock:
+class _Deadline:
+    """The call's one deadline: `deadline.arm(...)` and the rest, as the call sites read them."""
+
     def __init__(self) -> None:
         self.started = 0.0
         self.seconds = DEFAULT_DEADLINE
@@ -293,57 +302,54 @@ class _Clock:
         self.hard_stop: Callable[[str], None] | None = None
         self.previous: Any = None  # the SIGALRM handler before ours
 
+    def arm(self, started: float, seconds: float, hard_stop: "Callable[[str], None]") -> bool:
+        """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer
+        can be set (not the main thread): the call then runs without one."""
+        try:
+            self.previous = _signal.signal(_signal.SIGALRM, _fired)
+        except (ValueError, AttributeError, OSError):
+            return False
+        self.started, self.seconds, self.stage, self.hard_stop = started, seconds, 0, hard_stop
+        _set(self.started + seconds - time.monotonic())
+        return True
 
-_CLOCK = _Clock()
+    def shorten(self, seconds: float) -> None:
+        """The config's deadline, counted from the same start; it may only come sooner."""
+        if self.stage != 0 or seconds >= self.seconds:
+            return
+        self.seconds = seconds
+        _set(self.started + seconds - time.monotonic())
+
+    def judged(self) -> None:
+        """The judgement is over: what is left of the deadline, plus GRACE, bounds the answer."""
+        if self.stage != 0:
+            return
+        self.stage = 1
+        _set(max(self.started + self.seconds - time.monotonic(), 0.0) + GRACE)
+
+    def disarm(self) -> None:
+        if self.stage == -1:
+            return
+        self.stage = -1
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        previous = self.previous
+        _signal.signal(_signal.SIGALRM, previous if previous is not None else _signal.SIG_DFL)
+
+    def answered(self, exit_code: int) -> None:
+        """The hard stop wrote its answer: the process ends with this code, whatever follows."""
+        self.exit_code = exit_code
 
 
-def arm(started: float, seconds: float, hard_stop: Callable[[str], None]) -> bool:
-    """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer can
-    be set (not the main thread): the call then runs without one."""
-    clock = _CLOCK
-    try:
-        clock.previous = _signal.signal(_signal.SIGALRM, _fired)
-    except (ValueError, AttributeError, OSError):
-        return False
-    clock.started, clock.seconds, clock.stage, clock.hard_stop = started, seconds, 0, hard_stop
-    _set(clock.started + seconds - time.monotonic())
-    return True
-
-
-def shorten(seconds: float) -> None:
-    """The config's deadline, counted from the same start; it may only come sooner."""
-    clock = _CLOCK
-    if clock.stage != 0 or seconds >= clock.seconds:
-        return
-    clock.seconds = seconds
-    _set(clock.started + seconds - time.monotonic())
-
-
-def judged() -> None:
-    """The judgement is over: what is left of the deadline, plus GRACE, bounds the answer."""
-    clock = _CLOCK
-    if clock.stage != 0:
-        return
-    clock.stage = 1
-    _set(max(clock.started + clock.seconds - time.monotonic(), 0.0) + GRACE)
-
-
-def disarm() -> None:
-    clock = _CLOCK
-    if clock.stage == -1:
-        return
-    clock.stage = -1
-    _signal.setitimer(_signal.ITIMER_REAL, 0)
-    previous = clock.previous
-    _signal.signal(_signal.SIGALRM, previous if previous is not None else _signal.SIG_DFL)
+# One object, not a class of functions around it: each class costs every hook call its making.
+deadline = _Deadline()
 
 
 def _set(seconds: float) -> None:
     _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 0.001))
 
 
-def _fired(_signum: int, frame: FrameType | None) -> None:
-    clock = _CLOCK
+def _fired(_signum: int, frame: "FrameType | None") -> None:
+    clock = deadline
     if clock.stage == 0:
         clock.stage = 1
         _set(GRACE)
@@ -357,12 +363,7 @@ def _fired(_signum: int, frame: FrameType | None) -> None:
         os._exit(clock.exit_code)
 
 
-def answered(exit_code: int) -> None:
-    """The hard stop wrote its answer: the process ends with this code, whatever follows."""
-    _CLOCK.exit_code = exit_code
-
-
-def doing(frame: FrameType | None) -> str:
+def doing(frame: "FrameType | None") -> str:
     """What the call was at when the deadline passed: the sub-hooks, or the innermost function."""
     innermost = frame
     while frame is not None:
@@ -373,17 +374,3 @@ def doing(frame: FrameType | None) -> str:
         return "while judging"
     code = innermost.f_code
     return f"in {code.co_name} at {os.path.basename(code.co_filename)}:{innermost.f_lineno}"
-
-
-class _Namespace:
-    """`deadline.arm(...)` and the rest, as the call sites read them."""
-
-    Expired = Expired
-    arm = staticmethod(arm)
-    shorten = staticmethod(shorten)
-    judged = staticmethod(judged)
-    disarm = staticmethod(disarm)
-    answered = staticmethod(answered)
-
-
-deadline = _Namespace()

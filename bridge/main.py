@@ -2,8 +2,6 @@
 click, pydantic or PyYAML when the compiled config is cached; every other command goes through
 the click CLI."""
 
-from __future__ import annotations
-
 import io
 import os
 import sys
@@ -25,7 +23,7 @@ class UsageError(ValueError):
     pass
 
 
-def parse_run_args(args: Sequence[str]) -> tuple[str | None, str | None]:
+def parse_run_args(args: "Sequence[str]") -> "tuple[str | None, str | None]":
     """(config file, host) of `ccbridge run`; None where not given."""
     config: str | None = None
     host: str | None = None
@@ -49,7 +47,7 @@ def parse_run_args(args: Sequence[str]) -> tuple[str | None, str | None]:
     return config, host
 
 
-def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
+def _streams() -> "tuple[IO[bytes], IO[bytes], IO[str]]":
     """Standard streams, even when the caller closed them (Python then sets them to None): a
     closed stdin reads as empty, which denies; closed outputs write nowhere."""
     stdin = sys.stdin.buffer if sys.stdin is not None else io.BytesIO()
@@ -58,7 +56,7 @@ def _streams() -> tuple[IO[bytes], IO[bytes], IO[str]]:
     return stdin, stdout, stderr
 
 
-def exit_at_once(code: int) -> NoReturn:
+def exit_at_once(code: int) -> "NoReturn":
     """End the process without tearing the interpreter down. Finalising the hundred-odd modules
     that site and ccbridge imported costs some 6 ms of every hook call, and nothing is left to
     do: the answer is written, the audit line went out with os.write, sub-hooks are reaped."""
@@ -68,7 +66,7 @@ def exit_at_once(code: int) -> NoReturn:
     os._exit(code)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: "Sequence[str] | None" = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["run"] and not {"--help", "-h"} & set(args):
         stdin, stdout, stderr = _streams()

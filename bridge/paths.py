@@ -3,8 +3,6 @@
 Paths are plain strings (`os.path`): `pathlib` and what it imports (`re`, `urllib.parse`)
 would cost every hook call milliseconds."""
 
-from __future__ import annotations
-
 import os
 import stat  # imported by os already
 
@@ -21,7 +19,7 @@ STATE_ENV = "CCBRIDGE_STATE_DIR"
 CACHE_ENV = "CCBRIDGE_CACHE_DIR"
 
 
-def _home(env: Mapping[str, str]) -> str:
+def _home(env: "Mapping[str, str]") -> str:
     # Path.home() did the same: $HOME, else the user database
     return env.get("HOME") or os.path.expanduser("~")
 
@@ -38,7 +36,7 @@ def _clean(path: str) -> str:
     return leading + "/".join(parts) if parts else (leading or ".")
 
 
-def state_dir(env: Mapping[str, str] = os.environ) -> str:
+def state_dir(env: "Mapping[str, str]" = os.environ) -> str:
     """Audit log and goal store: $CCBRIDGE_STATE_DIR, else $XDG_STATE_HOME/ccbridge,
     else ~/.local/state/ccbridge."""
     if env.get(STATE_ENV):
@@ -47,7 +45,7 @@ def state_dir(env: Mapping[str, str] = os.environ) -> str:
     return _clean(join(base, "ccbridge"))
 
 
-def cache_dir(env: Mapping[str, str] = os.environ) -> str:
+def cache_dir(env: "Mapping[str, str]" = os.environ) -> str:
     """Compiled configs: $CCBRIDGE_CACHE_DIR, else $XDG_CACHE_HOME/ccbridge, else
     ~/.cache/ccbridge."""
     if env.get(CACHE_ENV):
@@ -56,12 +54,12 @@ def cache_dir(env: Mapping[str, str] = os.environ) -> str:
     return _clean(join(base, "ccbridge"))
 
 
-def project_dir(env: Mapping[str, str], event_cwd: str = "") -> str:
+def project_dir(env: "Mapping[str, str]", event_cwd: str = "") -> str:
     """CC tells hooks the project in CLAUDE_PROJECT_DIR; the event's cwd is the fallback."""
     return _clean(env.get("CLAUDE_PROJECT_DIR") or event_cwd or os.getcwd())
 
 
-def config_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
+def config_layers(env: "Mapping[str, str]", project: "PathLike") -> "list[str]":
     """The layered lookup, least specific first: user, project, project-local."""
     project = os.fspath(project)
     return [
@@ -71,7 +69,7 @@ def config_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
     ]
 
 
-def settings_files(env: Mapping[str, str], project: PathLike) -> list[str]:
+def settings_files(env: "Mapping[str, str]", project: "PathLike") -> "list[str]":
     """Claude Code's own settings files, which the self-protection guard keeps the agent out of."""
     user, project = join(_home(env), ".claude"), join(os.fspath(project), ".claude")
     return [
@@ -88,7 +86,7 @@ MANAGED_DIR = "/etc/claude-code"
 MANAGED_DIR_ENV = "CCBRIDGE_MANAGED_DIR"
 
 
-def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
+def settings_layers(env: "Mapping[str, str]", project: "PathLike") -> "list[str]":
     """Claude Code's settings files in the order CC merges them, least specific first: user
     (in $CLAUDE_CONFIG_DIR when set), project, project-local, then managed settings and their
     drop-ins (which win). What the protection level is judged from (bridge.wall)."""
@@ -110,7 +108,7 @@ def settings_layers(env: Mapping[str, str], project: PathLike) -> list[str]:
     ]
 
 
-def known_marketplaces(env: Mapping[str, str]) -> str:
+def known_marketplaces(env: "Mapping[str, str]") -> str:
     """Where Claude Code records the marketplaces `claude plugin marketplace add` added (the
     same entries as a settings file's extraKnownMarketplaces)."""
     user = env.get("CLAUDE_CONFIG_DIR") or join(_home(env), ".claude")
@@ -133,11 +131,11 @@ PLUGIN_PATTERNS = ("~/.claude/plugins", "~/.claude/dev-mods", "**/.claude/plugin
 
 
 def protected_roots(
-    env: Mapping[str, str],
-    project: PathLike,
-    loaded: Sequence[PathLike] = (),
-    audit: PathLike | None = None,
-) -> tuple[list[str], list[str], list[str]]:
+    env: "Mapping[str, str]",
+    project: "PathLike",
+    loaded: "Sequence[PathLike]" = (),
+    audit: "PathLike | None" = None,
+) -> "tuple[list[str], list[str], list[str]]":
     """What self-protection guards: (CC settings files, ccbridge config files, ccbridge's own
     directories). Every candidate counts whether it exists or not, so the agent cannot create
     a layer that switches protection off; the patterns cover other projects' `.claude`."""
@@ -162,8 +160,8 @@ def protected_roots(
 
 
 def find_config(
-    explicit: str | None, env: Mapping[str, str], project: PathLike
-) -> tuple[list[str], str]:
+    explicit: "str | None", env: "Mapping[str, str]", project: "PathLike"
+) -> "tuple[list[str], str]":
     """The config files to use, and how they were chosen (for --help, doctor and the audit).
 
     --config FILE, else $CCBRIDGE_CONFIG, else every existing layer of `config_layers`.
@@ -178,7 +176,9 @@ def find_config(
     return [path for path in config_layers(env, project) if os.path.exists(path)], "layers"
 
 
-def wide_layers(paths: Sequence[PathLike], env: Mapping[str, str], explicit: str | None) -> int:
+def wide_layers(
+    paths: "Sequence[PathLike]", env: "Mapping[str, str]", explicit: "str | None"
+) -> int:
     """How many of `paths` (as `find_config(explicit, env, ...)` chose them) may loosen what
     ccbridge's defaults or a wider layer set: an explicit file (--config, $CCBRIDGE_CONFIG), or
     the user layer. A project or local layer only tightens (bridge.config.build): the agent can
@@ -197,7 +197,7 @@ class NotRegular(OSError):
         super().__init__("not a regular file (a FIFO, a device or a folder)")
 
 
-def open_regular(path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
+def open_regular(path: "PathLike", flags: int = os.O_RDONLY, mode: int = 0o600) -> int:
     """os.open that never blocks on what sits at `path` and refuses anything but a regular
     file: opening a FIFO for reading waits for a writer, and reading it (or a device) may never
     end. O_NONBLOCK only affects the open here; it is cleared for the file's reads and writes."""
@@ -213,7 +213,7 @@ def open_regular(path: PathLike, flags: int = os.O_RDONLY, mode: int = 0o600) ->
     return fd
 
 
-def read_regular(path: PathLike, limit: int) -> tuple[bytes, os.stat_result]:
+def read_regular(path: "PathLike", limit: int) -> "tuple[bytes, os.stat_result]":
     """At most `limit` bytes of a regular file, and its status (see open_regular)."""
     fd = open_regular(path)
     try:

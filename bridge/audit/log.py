@@ -10,8 +10,6 @@ Readers skip a torn or invalid line (a writer killed mid-write) instead of faili
 writer starts a fresh line after a torn tail, so the torn part never swallows a whole record.
 """
 
-from __future__ import annotations
-
 import fcntl
 import os
 import time
@@ -31,7 +29,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 # callers may pass either.
 
 
-def private_dir(path: P) -> P:
+def private_dir(path: "P") -> "P":
     """A directory of ccbridge's state: created 0700 (its parents as the umask makes them)."""
     os.makedirs(path, mode=0o700, exist_ok=True)
     return path
@@ -40,7 +38,7 @@ def private_dir(path: P) -> P:
 LOCK_WAIT = 1.0  # seconds
 
 
-def open_private(path: PathLike, flags: int) -> int:
+def open_private(path: "PathLike", flags: int) -> int:
     """os.open for a file of ccbridge's state: created 0600, and one found wider (an older
     version's, or made by hand) narrowed to 0600. Never blocks on a FIFO; refuses anything but
     a regular file (bridge.paths.NotRegular)."""
@@ -68,7 +66,7 @@ def lock_within(fd: int, seconds: float) -> bool:
             pause = min(pause * 2, 0.05)
 
 
-def rotated(path: PathLike, keep: int) -> list[str]:
+def rotated(path: "PathLike", keep: int) -> "list[str]":
     """The log and its rotated generations, oldest first."""
     path = os.fspath(path)
     return [f"{path}.{n}" for n in range(keep, 0, -1)] + [path]
@@ -86,7 +84,7 @@ def _rotate(path: str, keep: int) -> None:
     os.rename(path, f"{path}.1")
 
 
-def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int) -> None:
+def append(path: "PathLike", record: "Mapping[str, Any]", max_bytes: int, keep: int) -> None:
     path = os.fspath(path)
     line = jsonio.dumps(record) + b"\n"
     private_dir(os.path.dirname(path) or ".")
@@ -113,7 +111,7 @@ def append(path: PathLike, record: Mapping[str, Any], max_bytes: int, keep: int)
         os.close(lock)  # closing releases the flock
 
 
-def read(path: PathLike, keep: int = 0) -> Records:
+def read(path: "PathLike", keep: int = 0) -> "Records":
     """Every readable record, oldest first; torn or foreign lines are skipped (and counted)."""
     return Records(path, keep)
 
@@ -122,11 +120,11 @@ class Records:
     """The records of a log and its `keep` rotated generations, oldest first. Iterating counts
     the torn or foreign lines it skipped in `skipped` (blank lines are not counted)."""
 
-    def __init__(self, path: PathLike, keep: int = 0) -> None:
+    def __init__(self, path: "PathLike", keep: int = 0) -> None:
         self.files = rotated(path, keep)
         self.skipped = 0
 
-    def __iter__(self) -> Iterator[dict[str, Any]]:
+    def __iter__(self) -> "Iterator[dict[str, Any]]":
         for file in self.files:
             try:
                 with open(file, "rb") as handle:
@@ -134,7 +132,7 @@ class Records:
             except FileNotFoundError:
                 continue
 
-    def _records(self, lines: Iterable[bytes]) -> Iterator[dict[str, Any]]:
+    def _records(self, lines: "Iterable[bytes]") -> "Iterator[dict[str, Any]]":
         # A log runs to many megabytes: orjson reads it several times faster than `_json`, which
         # repays its import (reading is a command, never a hook call).
         import orjson

@@ -1,11 +1,8 @@
 """The audit record of one invocation, built from the engine's Report."""
 
-from __future__ import annotations
-
 import time
 
 from bridge import __version__
-from bridge.audit.redact import redact
 from bridge.engine import Report
 from bridge.wire import jsonio
 from bridge.wire.digest import sha256_hex
@@ -15,20 +12,20 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import Any
 
 
-def input_digest(tool_input: Any) -> str:
+def input_digest(tool_input: "Any") -> str:
     return "sha256:" + sha256_hex(jsonio.dumps(tool_input, sort_keys=True))
 
 
 def build(
-    report: Report | None,
+    report: "Report | None",
     *,
     event_name: str,
     started: float,
-    error: str | None,
-    final: dict[str, Any],
-    raw: dict[str, Any] | None = None,
-    crash_log: str | None = None,
-) -> dict[str, Any]:
+    error: "str | None",
+    final: "dict[str, Any]",
+    raw: "dict[str, Any] | None" = None,
+    crash_log: "str | None" = None,
+) -> "dict[str, Any]":
     raw = raw if raw is not None else (dict(report.event.raw) if report else {})
     record: dict[str, Any] = {
         "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
@@ -72,4 +69,55 @@ def build(
             record["ignored_failures"] = list(folded.ignored_failures)
         if report.notes:
             record["notes"] = report.notes
+    return redacted(record)
+
+
+# The literal pieces of every redaction rule (bridge.audit.redact): those of its case-insensitive
+# rules lower-cased, the others' as they are. A record whose JSON text holds none of them matches
+# no rule, and is written without loading the rules at all (tests/perf/test_lazy_redaction.py
+# holds these equal to the rules' own).
+PIECES_ANY_CASE = (
+    "-pw", "://", "_pw", "access-key", "access_key", "accesskey", "accountkey", "api-key",
+    "api_key", "apikey", "authorization", "basic", "bearer", "configure", "credential", "keypass",
+    "pass", "private-key", "private_key", "privatekey", "secret", "sharedaccesskey", "storepass",
+    "token",
+)  # fmt: skip
+PIECES_EXACT = (
+    "-----BEGIN ", "--user", "-U", "-cli", "-u", "7z", "AC", "AIza", "AKIA", "ASIA", "MT", "Mj",
+    "Mz", "ND", "NT", "Nj", "Nz", "OD", "OT", "SG.", "SK", "az ", "eyJ", "gho_", "ghp_", "ghr_",
+    "ghs_", "ghu_", "github_pat_", "glpat-", "htpasswd", "ldap", "ldappasswd", "login", "mariadb",
+    "mysql", "npm_", "openssl", "pk-", "pk_", "pypi-AgE", "rk-", "rk_", "sk-", "sk_", "ssh-keygen",
+    "sshpass", "xox", "zip",
+)  # fmt: skip
+
+
+def holds_a_piece(text: str) -> bool:
+    """Whether some rule could match in `text`. A JSON text of a value holds each string and key
+    of it as it is, save the escapes of `"`, `\\` and control characters, which no piece holds:
+    one test of the whole text stands for one of every string in it. A text that is not ASCII
+    is always judged by the rules, as `re` folds some other letters to ASCII ones."""
+    if not text.isascii():
+        return True
+    folded = text.lower()
+    for piece in PIECES_ANY_CASE:  # a plain loop: see redact._holds
+        if piece in folded:
+            return True
+    for piece in PIECES_EXACT:  # noqa: SIM110
+        if piece in text:
+            return True
+    return False
+
+
+def redacted(record: "dict[str, Any]") -> "dict[str, Any]":
+    """`redact(record)`, as the audit log writes it: a record whose JSON holds no piece of any
+    redaction rule (the common case) is judged by one test of that text, not string by string,
+    and the rules are loaded only for a record that may hold a secret."""
+    try:
+        text = jsonio.dumps(record).decode()
+    except (TypeError, ValueError):  # not JSON: redaction walks it anyway
+        text = None
+    if text is not None and not holds_a_piece(text):
+        return record
+    from bridge.audit.redact import redact
+
     return redact(record)  # type: ignore[no-any-return]

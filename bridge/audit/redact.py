@@ -1,7 +1,5 @@
 """Keeping obvious secrets out of the audit: tokens, keys and passwords are masked."""
 
-from __future__ import annotations
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
     import re
@@ -15,7 +13,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 # matched against such a pattern.
 _AWS_KEY_ID = r"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"  # AWS access key ids
 _AWS_KEY_ID_PIECES = ("AKIA", "ASIA")
-_RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
+_RULES: "tuple[tuple[str, tuple[str, ...]], ...]" = (
     # Twilio first: its pieces are in the mask itself ("[REDACTED]" holds "AC")
     (r"(?<![A-Za-z0-9])(?:AC|SK)[a-z0-9]{32}(?![A-Za-z0-9])", ("AC", "SK")),
     (
@@ -70,7 +68,7 @@ _USER = r"(?!\d+:)[^\s:\"'+%\-][^\s:\"']*"
 # A named secret: the name is kept, the value masked (its quotes kept). key=value, key: value,
 # --flag value, --flag=value (of any length), curl's -u user:password, the MySQL clients'
 # -pPASSWORD and sshpass's -p PASSWORD.
-_NAMED: tuple[tuple[str, tuple[str, ...]], ...] = (
+_NAMED: "tuple[tuple[str, tuple[str, ...]], ...]" = (
     (rf"(?i)((?<!\S)--?(?:{_SECRET_NAME})=){_SHORT_VALUE}", _SECRET_PIECES),
     (rf"(?i)((?:{_SECRET_NAME})[\"']?\s*[:=]\s*){_VALUE}", _SECRET_PIECES),
     (rf"(?i)((?<!\S)--?(?:{_SECRET_NAME})\s+)(?!-){_VALUE}", _SECRET_PIECES),
@@ -137,11 +135,11 @@ _ANY_EXACT = tuple(
 )
 # Keys judged so far (their redacted form, whether they name a secret): a record repeats its
 # keys once per sub-hook. Bounded, for a process that redacts many records.
-_KEYS: dict[str, tuple[str, bool]] = {}
+_KEYS: "dict[str, tuple[str, bool]]" = {}
 _KEYS_KEPT = 4096
 
 
-def _may_match(text: str, folded: str | None, source: str, pieces: tuple[str, ...]) -> bool:
+def _may_match(text: str, folded: "str | None", source: str, pieces: "tuple[str, ...]") -> bool:
     """Whether `text` (`folded`: it lower-cased, None when it is not ASCII) holds a piece."""
     if source.startswith("(?i)"):
         if folded is None:
@@ -150,22 +148,22 @@ def _may_match(text: str, folded: str | None, source: str, pieces: tuple[str, ..
     return _holds(text, pieces)
 
 
-def _folded(text: str) -> str | None:
+def _folded(text: str) -> "str | None":
     return text.lower() if text.isascii() else None
 
 
-def _masked(found: re.Match[str]) -> str:
+def _masked(found: "re.Match[str]") -> str:
     quote = '"' if found.group(2) else "'" if found.group(3) else ""
     return f"{found.group(1)}{quote}{MASK}{quote}"
 
 
-def _compiled(source: str) -> re.Pattern[str]:
+def _compiled(source: str) -> "re.Pattern[str]":
     import re  # only for a text that may hold a secret: most hook calls never load `re`
 
     return re.compile(source)  # `re` caches the compiled pattern
 
 
-def _holds(text: str, pieces: tuple[str, ...]) -> bool:
+def _holds(text: str, pieces: "tuple[str, ...]") -> bool:
     """Whether `text` holds one of `pieces`. A plain loop: twice as fast as any() over a
     generator or a map of __contains__, and every string of an audit record passes here."""
     for piece in pieces:  # noqa: SIM110 (see above)
@@ -194,7 +192,7 @@ def redact_text(text: str) -> str:
     return text
 
 
-def redact(value: Any, whole: bool = False) -> Any:
+def redact(value: "Any", whole: bool = False) -> "Any":
     """A copy of JSON-like data with every string redacted, keys included; every string under
     a key that names a secret (`"password": ...`) is masked whole."""
     if isinstance(value, str):
@@ -215,7 +213,7 @@ def redact(value: Any, whole: bool = False) -> Any:
     return value
 
 
-def _judged_key(key: str) -> tuple[str, bool]:
+def _judged_key(key: str) -> "tuple[str, bool]":
     judged = _KEYS.get(key)
     if judged is None:
         folded = _folded(key)

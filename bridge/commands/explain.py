@@ -13,7 +13,8 @@ from typing import Any
 
 import click
 
-from bridge.engine import Report, SubhookRecord
+from bridge.engine import Report
+from bridge.subhooks.fold import SubhookRecord
 from bridge.wire.answer import Answer
 from bridge.wire.event import HookEvent
 

@@ -10,8 +10,6 @@ would simply be recomputed by whoever edits the payload. An entry whose seal doe
 written by something other than ccbridge: it is rebuilt from the config files and the call that
 found it fails closed, naming the entry."""
 
-from __future__ import annotations
-
 import os
 
 # hmac.compare_digest's own implementation (constant time), without `hmac`, which imports
@@ -41,11 +39,11 @@ KEY_BYTES = 32
 class Cache(Record, frozen=True, slots=True):
     """Where compiled configs are kept, and the file holding the key that seals them."""
 
-    directory: Path
-    key_file: Path
+    directory: "Path"
+    key_file: "Path"
 
     @classmethod
-    def of(cls, env: Mapping[str, str]) -> Cache:
+    def of(cls, env: "Mapping[str, str]") -> "Cache":
         from bridge.paths import cache_dir, state_dir
 
         return cls(cache_dir(env), os.path.join(state_dir(env), KEY_NAME))
@@ -55,10 +53,10 @@ class Surroundings(Record, frozen=True, slots=True):
     """What the protection level depends on besides the config files: the environment (home,
     state, cache, config variables) and the project."""
 
-    env: Mapping[str, str]
+    env: "Mapping[str, str]"
     project: str
 
-    def identity(self) -> list[Any]:
+    def identity(self) -> "list[Any]":
         """The CC settings files' identity and that of the marketplaces CC records (stat
         only: path, size, mtime, ctime, inode; a ctime cannot be set back) and the places the
         level is judged for."""
@@ -78,7 +76,7 @@ class Surroundings(Record, frozen=True, slots=True):
         return [stats, self.project, places, [env.get(name) for name in names]]
 
 
-def cache_key(sources: list[Source], around: Surroundings | None = None, wide: int = 1) -> str:
+def cache_key(sources: "list[Source]", around: "Surroundings | None" = None, wide: int = 1) -> str:
     extra = around.identity() if around is not None else None
     identity = jsonio.dumps(
         [FORMAT, __version__, wide, [source.identity for source in sources], extra]
@@ -86,7 +84,7 @@ def cache_key(sources: list[Source], around: Surroundings | None = None, wide: i
     return sha256_hex(identity)
 
 
-def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledConfig:
+def _judged(compiled: "CompiledConfig", around: "Surroundings | None") -> "CompiledConfig":
     """The compiled config with its protection level (off the hot path: a cache miss)."""
     if around is None:
         return compiled
@@ -100,8 +98,8 @@ def _judged(compiled: CompiledConfig, around: Surroundings | None) -> CompiledCo
 
 
 def _cache_file(
-    directory: Path, key: bytes, sources: list[Source], around: Surroundings | None = None
-) -> Path:
+    directory: "Path", key: bytes, sources: "list[Source]", around: "Surroundings | None" = None
+) -> "Path":
     # One entry per set of paths and sealing key, overwritten when the files change: the cache
     # cannot grow with every edit, and two state directories sharing one cache do not collide.
     named = "\0".join(str(s.path) for s in sources) + ("\0" + around.project if around else "")
@@ -110,11 +108,11 @@ def _cache_file(
 
 
 def load(
-    paths: Sequence[Path],
-    cache: Cache | None,
-    around: Surroundings | None = None,
+    paths: "Sequence[Path]",
+    cache: "Cache | None",
+    around: "Surroundings | None" = None,
     wide: int = 1,
-) -> CompiledConfig:
+) -> "CompiledConfig":
     """The compiled config for these files, from the cache when it matches and is sealed;
     with `around`, with the protection level judged for those surroundings. The first `wide`
     files may loosen what ccbridge's defaults say (bridge.paths.wide_layers)."""
@@ -160,7 +158,7 @@ def load(
     return compiled
 
 
-def _secret(path: Path) -> tuple[bytes | None, str | None]:
+def _secret(path: "Path") -> "tuple[bytes | None, str | None]":
     """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
     cached: every call compiles, slower but never trusting an unsealed entry). The second item
     says why the call is refused: the key was no regular file (a FIFO would hang every call),
@@ -211,13 +209,13 @@ def _secret(path: Path) -> tuple[bytes | None, str | None]:
     return secret, tampered
 
 
-def _temporary(path: Path) -> str:
+def _temporary(path: "Path") -> str:
     """A private temporary name beside `path`, to rename over it."""
     directory, name = os.path.split(os.fspath(path))
     return os.path.join(directory, f".{name}.{os.getpid()}.tmp")
 
 
-def _store(entry: Path, content: bytes) -> None:
+def _store(entry: "Path", content: bytes) -> None:
     """Atomic write: a concurrent reader sees the old entry or the new one, never half."""
     try:
         temporary = _temporary(entry)

@@ -2,8 +2,6 @@
 never imports pydantic or PyYAML. bridge.config.build makes it from the YAML files;
 bridge.config.cache keeps it between calls."""
 
-from __future__ import annotations
-
 import os
 
 from bridge.pipeline.valueclass import Record, field
@@ -39,11 +37,11 @@ class AuditConfig(Record, frozen=True, slots=True):
     """The `audit` section; its defaults are the schema's too."""
 
     enabled: bool = True
-    path: str | None = None  # absolute once compiled; None: <state dir>/audit.jsonl
+    path: "str | None" = None  # absolute once compiled; None: <state dir>/audit.jsonl
     max_bytes: int = 16 << 20
     keep: int = 5
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> "dict[str, Any]":
         return {
             "enabled": self.enabled,
             "path": self.path,
@@ -60,7 +58,7 @@ class GoalConfig(Record, frozen=True, slots=True):
     blocked_min_rounds: int = 3
     default_max_rounds: int = 10
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> "dict[str, Any]":
         return {
             "enabled": self.enabled,
             "blocked_min_rounds": self.blocked_min_rounds,
@@ -69,37 +67,39 @@ class GoalConfig(Record, frozen=True, slots=True):
 
 
 class CompiledConfig(Record, frozen=True):
-    files: tuple[str, ...] = ()
+    files: "tuple[str, ...]" = ()
     digest: str = ""
-    hooks: Mapping[str, tuple[HookSpec, ...]] = field(default_factory=dict)
+    hooks: "Mapping[str, tuple[HookSpec, ...]]" = field(default_factory=dict)
     approval: str = "prompt"
     max_hooks: int = 64
     output_cap: int = 1024 * 1024
     deadline: float = DEFAULT_DEADLINE
-    policies: Mapping[str, tuple[PolicyRef, ...]] = field(default_factory=dict)
-    audit: AuditConfig = AuditConfig()
-    goals: GoalConfig = GoalConfig()
-    self_protection_off_in: str | None = None  # the config file that says `self_protection: false`
+    policies: "Mapping[str, tuple[PolicyRef, ...]]" = field(default_factory=dict)
+    audit: "AuditConfig" = AuditConfig()
+    goals: "GoalConfig" = GoalConfig()
+    self_protection_off_in: "str | None" = (
+        None  # the config file that says `self_protection: false`
+    )
     # What a project or local layer tried to loosen and did not (the stricter value holds)
-    warnings: tuple[str, ...] = ()
-    error: str | None = None  # the config could not be loaded: every PreToolUse is denied
+    warnings: "tuple[str, ...]" = ()
+    error: "str | None" = None  # the config could not be loaded: every PreToolUse is denied
     # `wall` when CC's settings put the sandbox around what ccbridge keeps, else `tripwire`
     # (bridge.wall); judged when compiled, so the cache is keyed by the CC settings files too.
     protection: str = "tripwire"
     # The files the configured sub-hooks run and the code around them, their directories
     # included (bridge.wall.hook_scripts): self-protection keeps them without the wall too,
     # since a rewritten hook runs outside any sandbox.
-    hook_scripts: tuple[str, ...] = ()
+    hook_scripts: "tuple[str, ...]" = ()
     # The plugin and marketplace folders CC's settings name (bridge.wall.plugin_dirs): code CC
     # loads, kept like ~/.claude/plugins.
-    plugin_dirs: tuple[str, ...] = ()
+    plugin_dirs: "tuple[str, ...]" = ()
 
     @property
     def self_protection(self) -> bool:
         """On unless one of the loaded config files switched it off."""
         return self.self_protection_off_in not in self.files
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> "dict[str, Any]":
         return {
             "files": list(self.files),
             "digest": self.digest,
@@ -124,7 +124,7 @@ class CompiledConfig(Record, frozen=True):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CompiledConfig:
+    def from_json(cls, data: "Mapping[str, Any]") -> "CompiledConfig":
         return cls(
             files=tuple(data["files"]),
             digest=data["digest"],
@@ -148,7 +148,7 @@ class CompiledConfig(Record, frozen=True):
         )
 
 
-def _hooks(data: Mapping[str, list[dict[str, Any]]]) -> dict[str, tuple[HookSpec, ...]]:
+def _hooks(data: "Mapping[str, list[dict[str, Any]]]") -> "dict[str, tuple[HookSpec, ...]]":
     """The compiled sub-hooks; a config without any never loads their class."""
     if not data:
         return {}
@@ -163,13 +163,13 @@ class Source(Record, frozen=True, slots=True):
     """One config file as read now: its path, identity and bytes (None when missing). At most
     MAX_CONFIG_BYTES + 1 bytes are read: enough to refuse a larger file, by its size."""
 
-    path: Path
-    content: bytes | None
-    identity: tuple[str, int, int, str]
+    path: "Path"
+    content: "bytes | None"
+    identity: "tuple[str, int, int, str]"
     problem: str = ""  # why content is None, when it is not simply missing
 
 
-def read_sources(paths: Sequence[Path]) -> list[Source]:
+def read_sources(paths: "Sequence[Path]") -> "list[Source]":
     from bridge.paths import NotRegular, read_regular
 
     sources = []

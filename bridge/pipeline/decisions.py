@@ -1,7 +1,5 @@
 """Decisions are values: what a station says about a tool call or its result."""
 
-from __future__ import annotations
-
 from bridge.pipeline.valueclass import Record
 
 TYPE_CHECKING = False
@@ -29,28 +27,28 @@ PreDecision = Allow | Deny | Ask
 class Accept(Record, frozen=True, slots=True):
     """Keep the result as it is, optionally adding context messages for the model."""
 
-    context: tuple[str, ...] = ()
+    context: "tuple[str, ...]" = ()
 
 
 class ReplaceContent(Record, frozen=True, slots=True):
     """Replace what the model sees of the result."""
 
     content: str
-    context: tuple[str, ...] = ()
+    context: "tuple[str, ...]" = ()
 
 
 class ReplaceValue(Record, frozen=True, slots=True):
     """Replace the structured result; only applies to successes."""
 
-    value: Any
-    context: tuple[str, ...] = ()
+    value: "Any"
+    context: "tuple[str, ...]" = ()
 
 
 class Block(Record, frozen=True, slots=True):
     """Turn the result into a corrective error carrying the reason."""
 
     reason: str
-    context: tuple[str, ...] = ()
+    context: "tuple[str, ...]" = ()
 
 
 PostDecision = Accept | ReplaceContent | ReplaceValue | Block

@@ -1,7 +1,5 @@
 """The tool call being judged, with its input frozen, and the result it produced."""
 
-from __future__ import annotations
-
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
@@ -14,7 +12,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import Any
 
 
-def freeze(value: Any) -> Any:
+def freeze(value: "Any") -> "Any":
     """A read-only deep copy of JSON-like data: no station may rewrite the input."""
     if isinstance(value, Mapping):
         return MappingProxyType({key: freeze(item) for key, item in value.items()})
@@ -23,7 +21,7 @@ def freeze(value: Any) -> Any:
     return value
 
 
-def thaw(value: Any) -> Any:
+def thaw(value: "Any") -> "Any":
     """Plain JSON data again (dicts and lists) from what `freeze` made."""
     if isinstance(value, Mapping):
         return {key: thaw(item) for key, item in value.items()}
@@ -36,14 +34,14 @@ class Execution(Record, frozen=True, slots=True):
     """One tool call: who asked for what. Built once, never changed by any station."""
 
     tool_name: str
-    input: Mapping[str, Any]
+    input: "Mapping[str, Any]"
     tool_use_id: str = ""
     session_id: str = ""
-    agent_id: str | None = None
+    agent_id: "str | None" = None
     cwd: str = ""
 
     @classmethod
-    def create(cls, tool_name: str, tool_input: Mapping[str, Any], **facts: Any) -> Execution:
+    def create(cls, tool_name: str, tool_input: "Mapping[str, Any]", **facts: "Any") -> "Execution":
         return cls(tool_name=tool_name, input=freeze(tool_input), **facts)
 
 
@@ -55,8 +53,8 @@ class ToolResult(Record, frozen=True, slots=True):
     """
 
     content: str
-    value: Any = None
+    value: "Any" = None
     is_error: bool = False
-    code: str | None = None
+    code: "str | None" = None
     post_result: bool = False
-    context: tuple[str, ...] = field(default=())
+    context: "tuple[str, ...]" = field(default=())

@@ -5,8 +5,6 @@ the tool runs); `finish` runs post-execute and the observers on a result; `run_t
 pipeline for a host that executes its own tools in-process. Each returns a trace of `Step`s.
 """
 
-from __future__ import annotations
-
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Callable
 
@@ -39,7 +37,7 @@ else:
 
         __slots__ = ()
 
-        def __class_getitem__(cls, _item: object) -> type:
+        def __class_getitem__(cls, _item: object) -> "type":
             return cls
 
     F = None
@@ -50,7 +48,7 @@ class Named(Record, Generic[F], frozen=True, slots=True):
     """A listener with the name the trace and the audit know it by."""
 
     name: str
-    fn: F
+    fn: "F"
 
 
 class CancelSignal:
@@ -82,11 +80,11 @@ ApprovalChannel = Callable[[Execution, Ask], Approval]
 
 
 class Stations(Record, frozen=True):
-    pre_execute: Sequence[Named[PreListener]] = ()
-    guards: Sequence[Named[Guard]] = ()
-    wrappers: Sequence[Named[Wrapper]] = ()
-    post_execute: Sequence[Named[PostListener]] = ()
-    observers: Sequence[Named[Observer]] = ()
+    pre_execute: "Sequence[Named[PreListener]]" = ()
+    guards: "Sequence[Named[Guard]]" = ()
+    wrappers: "Sequence[Named[Wrapper]]" = ()
+    post_execute: "Sequence[Named[PostListener]]" = ()
+    observers: "Sequence[Named[Observer]]" = ()
 
 
 class Step(Record, frozen=True, slots=True):
@@ -99,25 +97,25 @@ class Step(Record, frozen=True, slots=True):
 
 
 class Outcome(Record, frozen=True):
-    decision: PreDecision
-    result: ToolResult | None = None
-    trace: tuple[Step, ...] = field(default=())
+    decision: "PreDecision"
+    result: "ToolResult | None" = None
+    trace: "tuple[Step, ...]" = field(default=())
 
 
-def _describe(error: BaseException) -> str:
+def _describe(error: "BaseException") -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 def _pre_execute(
-    execution: Execution, listeners: Sequence[Named[PreListener]], trace: list[Step]
-) -> PreDecision:
-    def call(index: int) -> PreDecision:
+    execution: "Execution", listeners: "Sequence[Named[PreListener]]", trace: "list[Step]"
+) -> "PreDecision":
+    def call(index: int) -> "PreDecision":
         if index == len(listeners):
             return Allow()
         listener = listeners[index]
         handed_on = False
 
-        def next_() -> PreDecision:
+        def next_() -> "PreDecision":
             nonlocal handed_on
             handed_on = True
             return call(index + 1)
@@ -137,17 +135,17 @@ def _pre_execute(
     return call(0)
 
 
-def _kind(decision: PreDecision) -> str:
+def _kind(decision: "PreDecision") -> str:
     return type(decision).__name__.lower()
 
 
-def _reason(decision: PreDecision) -> str:
+def _reason(decision: "PreDecision") -> str:
     return "" if isinstance(decision, Allow) else decision.reason
 
 
 def _approve(
-    execution: Execution, ask: Ask, channel: ApprovalChannel | None, trace: list[Step]
-) -> PreDecision:
+    execution: "Execution", ask: "Ask", channel: "ApprovalChannel | None", trace: "list[Step]"
+) -> "PreDecision":
     if channel is None:
         answer: Approval = "unavailable"
     else:
@@ -171,8 +169,11 @@ AFTER_DENY = "[not consulted by `run`, which stops at the first deny] "
 
 
 def _guard(
-    execution: Execution, guards: Sequence[Named[Guard]], trace: list[Step], every: bool = False
-) -> PreDecision:
+    execution: "Execution",
+    guards: "Sequence[Named[Guard]]",
+    trace: "list[Step]",
+    every: bool = False,
+) -> "PreDecision":
     """The guards' word: the first denial; else every question, as one `Ask`; else `Allow`.
 
     Guards can only deny or ask, so their order never changes the answer's kind, and a question
@@ -193,13 +194,13 @@ def _guard(
     return Ask("\n\n".join(sorted(questions))) if questions else Allow()
 
 
-def _marked(steps: Sequence[Step]) -> list[Step]:
+def _marked(steps: "Sequence[Step]") -> "list[Step]":
     return [Step(s.station, s.name, s.outcome, AFTER_DENY + s.detail) for s in steps]
 
 
 def _one_guard(
-    execution: Execution, guard: Named[Guard], trace: list[Step], questions: list[str]
-) -> Deny | None:
+    execution: "Execution", guard: "Named[Guard]", trace: "list[Step]", questions: "list[str]"
+) -> "Deny | None":
     """One guard's verdict into `trace` (a question into `questions`); its denial, if any."""
     try:
         objection = guard.fn(execution)
@@ -224,11 +225,11 @@ def _one_guard(
 
 
 def decide(
-    execution: Execution,
-    stations: Stations,
-    approval: ApprovalChannel | None = None,
+    execution: "Execution",
+    stations: "Stations",
+    approval: "ApprovalChannel | None" = None,
     every_guard: bool = False,
-) -> Outcome:
+) -> "Outcome":
     """Pre-execute, approval, guards: may this call run?
 
     Guards also run on an `Ask` whose approval is deferred to the host: had the host approved,
@@ -256,27 +257,27 @@ def decide(
     return Outcome(decision=decision, trace=tuple(trace))
 
 
-def denial_result(reason: str) -> ToolResult:
+def denial_result(reason: str) -> "ToolResult":
     """A denial materialised as a result: the body never ran, the rest of the pipeline sees it."""
     return ToolResult(content=f"Error: {reason}", is_error=True, code="DENIED", post_result=True)
 
 
-def error_result(message: str, code: str) -> ToolResult:
+def error_result(message: str, code: str) -> "ToolResult":
     return ToolResult(content=f"Error: {message}", is_error=True, code=code)
 
 
 def _execute(
-    execution: Execution,
-    tools: Mapping[str, Tool],
-    wrappers: Sequence[Named[Wrapper]],
-    trace: list[Step],
-) -> ToolResult:
+    execution: "Execution",
+    tools: "Mapping[str, Tool]",
+    wrappers: "Sequence[Named[Wrapper]]",
+    trace: "list[Step]",
+) -> "ToolResult":
     body = tools.get(execution.tool_name)
     if body is None:
         trace.append(Step("execute", execution.tool_name, "unknown"))
         return error_result(f'unknown tool "{execution.tool_name}"', "UNKNOWN_TOOL")
 
-    def call(index: int, signal: CancelSignal) -> ToolResult:
+    def call(index: int, signal: "CancelSignal") -> "ToolResult":
         if index == len(wrappers):
             return body(execution, signal)
         return wrappers[index].fn(execution, signal, lambda swapped: call(index + 1, swapped))
@@ -290,7 +291,7 @@ def _execute(
     return result
 
 
-def _apply(result: ToolResult, decision: PostDecision) -> ToolResult:
+def _apply(result: "ToolResult", decision: "PostDecision") -> "ToolResult":
     context = result.context + decision.context
     if isinstance(decision, Block):
         return replace(
@@ -308,12 +309,12 @@ def _apply(result: ToolResult, decision: PostDecision) -> ToolResult:
 
 
 def _post_execute(
-    execution: Execution,
-    result: ToolResult,
-    listeners: Sequence[Named[PostListener]],
-    trace: list[Step],
-) -> ToolResult:
-    def call(index: int) -> PostDecision:
+    execution: "Execution",
+    result: "ToolResult",
+    listeners: "Sequence[Named[PostListener]]",
+    trace: "list[Step]",
+) -> "ToolResult":
+    def call(index: int) -> "PostDecision":
         if index == len(listeners):
             return Accept()
         listener = listeners[index]
@@ -339,10 +340,10 @@ def _post_execute(
 
 
 def _observe(
-    execution: Execution,
-    result: ToolResult,
-    observers: Sequence[Named[Observer]],
-    trace: list[Step],
+    execution: "Execution",
+    result: "ToolResult",
+    observers: "Sequence[Named[Observer]]",
+    trace: "list[Step]",
 ) -> None:
     for observer in observers:
         try:
@@ -354,8 +355,8 @@ def _observe(
 
 
 def finish(
-    execution: Execution, result: ToolResult, stations: Stations
-) -> tuple[ToolResult, tuple[Step, ...]]:
+    execution: "Execution", result: "ToolResult", stations: "Stations"
+) -> "tuple[ToolResult, tuple[Step, ...]]":
     """Post-execute and observers on a result (a real one or a materialised denial)."""
     trace: list[Step] = []
     final = _post_execute(execution, result, stations.post_execute, trace)
@@ -364,12 +365,12 @@ def finish(
 
 
 def run_tool(
-    execution: Execution,
-    stations: Stations,
-    tools: Mapping[str, Tool],
-    approval: ApprovalChannel | None = None,
+    execution: "Execution",
+    stations: "Stations",
+    tools: "Mapping[str, Tool]",
+    approval: "ApprovalChannel | None" = None,
     every_guard: bool = False,
-) -> Outcome:
+) -> "Outcome":
     """The whole pipeline for a host that runs its own tools."""
     verdict = decide(execution, stations, approval)
     trace = list(verdict.trace)

@@ -18,7 +18,7 @@ Unlike dataclasses, every subclass of a record is a record, and takes its parent
 `slots` unless it says otherwise (as `msgspec.Struct` and pydantic models do).
 """
 
-from __future__ import annotations
+from _operator import itemgetter  # built in: `operator` would be a module to import
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -42,7 +42,7 @@ class _Missing:
         return "MISSING"
 
 
-MISSING: Any = _Missing()
+MISSING: "Any" = _Missing()
 
 
 class Field:
@@ -50,21 +50,24 @@ class Field:
 
     __slots__ = ("default", "default_factory")
 
-    def __init__(self, default: Any, default_factory: Callable[[], Any] | None) -> None:
+    def __init__(self, default: "Any", default_factory: "Callable[[], Any] | None") -> None:
         self.default, self.default_factory = default, default_factory
 
 
-def field(*, default: Any = MISSING, default_factory: Callable[[], Any] | None = None) -> Any:
+def field(*, default: "Any" = MISSING, default_factory: "Callable[[], Any] | None" = None) -> "Any":
     if default is not MISSING and default_factory is not None:
         raise ValueError("cannot specify both default and default_factory")
     return Field(default, default_factory)
 
 
 _MUTABLE = (list, dict, set)
+_name_of = itemgetter(0)  # of a FieldSpec
 _CLASS_VAR = ("ClassVar", "typing.ClassVar")
 
 
-def _declared(inherited: tuple[FieldSpec, ...], namespace: dict[str, Any]) -> tuple[FieldSpec, ...]:
+def _declared(
+    inherited: "tuple[FieldSpec, ...]", namespace: "dict[str, Any]"
+) -> "tuple[FieldSpec, ...]":
     """The fields in declaration order, inherited ones first (a redeclared one keeps its
     place and takes its new default)."""
     declared = {item[0]: item for item in inherited} if inherited else {}
@@ -98,7 +101,7 @@ def _declared(inherited: tuple[FieldSpec, ...], namespace: dict[str, Any]) -> tu
     return fields
 
 
-def _frozen_error(message: str) -> AttributeError:
+def _frozen_error(message: str) -> "AttributeError":
     from dataclasses import FrozenInstanceError  # only on the error path
 
     return FrozenInstanceError(message)
@@ -111,12 +114,12 @@ class RecordMeta(type):
     def __new__(
         mcls,
         name: str,
-        bases: tuple[type, ...],
-        namespace: dict[str, Any],
+        bases: "tuple[type, ...]",
+        namespace: "dict[str, Any]",
         *,
-        frozen: bool | None = None,
-        slots: bool | None = None,
-    ) -> RecordMeta:
+        frozen: "bool | None" = None,
+        slots: "bool | None" = None,
+    ) -> "RecordMeta":
         if "__record__" in namespace:  # `Record` itself: the base, no fields
             return type.__new__(mcls, name, bases, namespace)
         made: RecordMeta = _made(mcls, name, bases, namespace, frozen, slots)
@@ -124,13 +127,13 @@ class RecordMeta(type):
 
 
 def _made(
-    mcls: type,
+    mcls: "type",
     name: str,
-    bases: tuple[type, ...],
-    namespace: dict[str, Any],
-    frozen: bool | None,
-    slots: bool | None,
-) -> Any:
+    bases: "tuple[type, ...]",
+    namespace: "dict[str, Any]",
+    frozen: "bool | None",
+    slots: "bool | None",
+) -> "Any":
     """The record class (RecordMeta.__new__, kept a function so that mutation testing can
     reach it)."""
     if len(bases) == 1 and bases[0] is Record:  # nothing to inherit: the common case
@@ -147,7 +150,7 @@ def _made(
     frozen = bool(parent.frozen) if frozen is None else frozen
     slots = parent.slots if slots is None else slots
     fields = _declared(parent.fields, namespace)
-    names = tuple([item[0] for item in fields])
+    names = tuple(map(_name_of, fields))  # (in C: a class statement costs every hook call)
     if frozen:
         if "__setattr__" in namespace or "__delattr__" in namespace:
             method = "__setattr__" if "__setattr__" in namespace else "__delattr__"
@@ -167,7 +170,10 @@ def _made(
         namespace["__match_args__"] = names
     if slots:
         if "__slots__" not in namespace:
-            namespace["__slots__"] = tuple([n for n in names if n not in parent.slot_names])
+            inherited = parent.slot_names
+            namespace["__slots__"] = (
+                tuple([n for n in names if n not in inherited]) if inherited else names
+            )
         for field_name in names:  # a default is kept with its field: no class attribute
             namespace.pop(field_name, None)
     else:
@@ -192,11 +198,11 @@ class _Inherited:
 
     def __init__(
         self,
-        fields: tuple[FieldSpec, ...],
-        frozen: bool | None,  # None: no record base says
+        fields: "tuple[FieldSpec, ...]",
+        frozen: "bool | None",  # None: no record base says
         *,
         slots: bool,
-        slot_names: frozenset[str],
+        slot_names: "frozenset[str]",
     ) -> None:
         self.fields, self.frozen, self.slots = fields, frozen, slots
         self.slot_names = slot_names
@@ -205,7 +211,7 @@ class _Inherited:
 _NOTHING_INHERITED = _Inherited((), None, slots=False, slot_names=frozenset())
 
 
-def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
+def _inherited(bases: "tuple[type, ...]", name: str) -> "_Inherited":
     fields: dict[str, FieldSpec] = {}
     frozen: set[bool] = set()
     slots = False
@@ -228,7 +234,7 @@ def _inherited(bases: tuple[type, ...], name: str) -> _Inherited:
     return _Inherited(tuple(fields.values()), said, slots=slots, slot_names=slot_names)
 
 
-def _init(self: Any, *args: Any, **kwargs: Any) -> None:
+def _init(self: "Any", *args: "Any", **kwargs: "Any") -> None:
     cls = type(self)
     names = cls.__record_names__
     # As dataclasses: a frozen record's fields are set past its __setattr__, a mutable one's not.
@@ -241,11 +247,11 @@ def _init(self: Any, *args: Any, **kwargs: Any) -> None:
 
 
 def _bind(
-    self: Any,
-    cls: Any,
-    set_field: Callable[[Any, str, Any], None],
-    args: tuple[Any, ...],
-    kwargs: dict[str, Any],
+    self: "Any",
+    cls: "Any",
+    set_field: "Callable[[Any, str, Any], None]",
+    args: "tuple[Any, ...]",
+    kwargs: "dict[str, Any]",
 ) -> None:
     fields = cls.__record_fields__
     if len(args) > len(fields):
@@ -276,30 +282,30 @@ def _bind(
         set_field(self, name, value)
 
 
-def _values(self: Any) -> tuple[Any, ...]:
+def _values(self: "Any") -> "tuple[Any, ...]":
     return tuple([getattr(self, name) for name in type(self).__record_names__])
 
 
-def _repr(self: Any) -> str:
+def _repr(self: "Any") -> str:
     shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__record_names__)
     return f"{type(self).__qualname__}({shown})"
 
 
-def _eq(self: Any, other: object) -> object:
+def _eq(self: "Any", other: object) -> object:
     if other.__class__ is self.__class__:
         return bool(_values(self) == _values(other))
     return NotImplemented
 
 
-def _hash(self: Any) -> int:
+def _hash(self: "Any") -> int:
     return hash(_values(self))
 
 
-def _setattr(self: Any, name: str, value: Any) -> None:
+def _setattr(self: "Any", name: str, value: "Any") -> None:
     raise _frozen_error(f"cannot assign to field {name!r}")
 
 
-def _delattr(self: Any, name: str) -> None:
+def _delattr(self: "Any", name: str) -> None:
     raise _frozen_error(f"cannot delete field {name!r}")
 
 
@@ -307,14 +313,14 @@ class Record(metaclass=RecordMeta):
     """The base of every record: `class Point(Record, frozen=True, slots=True)`."""
 
     __slots__ = ()
-    __record__: ClassVar[bool] = True
-    __record_fields__: ClassVar[tuple[FieldSpec, ...]] = ()
-    __record_names__: ClassVar[tuple[str, ...]] = ()
-    __record_frozen__: ClassVar[bool] = False
-    __record_slotted__: ClassVar[bool] = False
+    __record__: "ClassVar[bool]" = True
+    __record_fields__: "ClassVar[tuple[FieldSpec, ...]]" = ()
+    __record_names__: "ClassVar[tuple[str, ...]]" = ()
+    __record_frozen__: "ClassVar[bool]" = False
+    __record_slotted__: "ClassVar[bool]" = False
 
 
-def replace(obj: T, /, **changes: Any) -> T:
+def replace(obj: "T", /, **changes: "Any") -> "T":
     """A copy of a record with some fields changed, as `dataclasses.replace`."""
     for name in type(obj).__record_names__:  # type: ignore[attr-defined]
         if name not in changes:

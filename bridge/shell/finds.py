@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 from itertools import pairwise
 
-from bridge.shell.lazyre import fnmatchcase
+from bridge.shell import fnmatchcase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

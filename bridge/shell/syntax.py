@@ -22,13 +22,11 @@ What cannot be known before the command runs is marked, never guessed:
 - `Redirect.dynamic`: the same for a redirection's target.
 """
 
-from __future__ import annotations
-
 import os
 import posixpath
 
 from bridge.pipeline.valueclass import Record
-from bridge.shell.lazyre import Lazy
+from bridge.shell import Lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -49,7 +47,7 @@ _REDIRECTS = ("&>>", "<<<", "<<-", "&>", ">>", ">|", "<<", "<>", ">&", "<&", ">"
 _OPERATOR_STARTS = frozenset(op[0] for op in _OPERATORS)
 _REDIRECT_STARTS = frozenset(op[0] for op in _REDIRECTS)
 _KEYWORDS = frozenset({"!", "if", "then", "else", "elif", "fi", "do", "done", "while", "until"})
-# Plain string code, not `re`, for what every command meets (see bridge.shell.lazyre).
+# Plain string code, not `re`, for what every command meets (see bridge.shell).
 _NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
 _NAME_CHARS = _NAME_START | frozenset("0123456789")
 
@@ -82,7 +80,7 @@ _PLAIN_WRAPPERS = (
 )  # fmt: skip
 # Wrappers that run the rest of their arguments as a command:
 # name -> (its options that take a value, positional arguments before the command).
-_WRAPPERS: dict[str, tuple[str, int]] = {
+_WRAPPERS: "dict[str, tuple[str, int]]" = {
     "sudo": ("-u -g -h -p -C -D -r -t -T -U --user --group --host --prompt --chdir --role", 0),
     "doas": ("-u -C", 0),
     "env": ("-u -C -S --unset --chdir --split-string", 0),
@@ -162,7 +160,7 @@ class Redirect(Record, frozen=True, slots=True):
     op: str  # ">", ">>", ">|", "&>", "&>>", "<>", "<", "<<", "<<-", "<<<", ">&", "<&"
     target: str  # a file, a descriptor (`2>&1`), or a here-document's delimiter
     fd: str = ""  # the descriptor written before the operator, as in `2>`
-    body: str | None = None  # a here-document's text
+    body: "str | None" = None  # a here-document's text
     dynamic: bool = False  # the target is not known before the command runs (see above)
 
     @property
@@ -174,11 +172,11 @@ class Redirect(Record, frozen=True, slots=True):
 
 
 class SimpleCommand(Record, frozen=True, slots=True):
-    argv: tuple[str, ...]  # after leading assignments and wrappers such as sudo, env, timeout N
-    redirects: tuple[Redirect, ...] = ()
-    words: tuple[str, ...] = ()  # every word as written, quotes removed
-    nested: tuple[Script, ...] = ()  # also run: substitutions, `sh -c`/`eval` strings
-    dynamic: frozenset[int] = frozenset()  # indexes in argv of words not known statically
+    argv: "tuple[str, ...]"  # after leading assignments and wrappers such as sudo, env, timeout N
+    redirects: "tuple[Redirect, ...]" = ()
+    words: "tuple[str, ...]" = ()  # every word as written, quotes removed
+    nested: "tuple[Script, ...]" = ()  # also run: substitutions, `sh -c`/`eval` strings
+    dynamic: "frozenset[int]" = frozenset()  # indexes in argv of words not known statically
     more_args: bool = False  # a wrapper such as xargs adds arguments read at run time
 
     @property
@@ -187,17 +185,17 @@ class SimpleCommand(Record, frozen=True, slots=True):
 
 
 class Pipeline(Record, frozen=True, slots=True):
-    commands: tuple[SimpleCommand, ...]
+    commands: "tuple[SimpleCommand, ...]"
 
 
 class Script(Record, frozen=True, slots=True):
-    pipelines: tuple[Pipeline, ...]
-    functions: tuple[str, ...] = ()  # names defined with `f() {...}` or `function f {...}`
+    pipelines: "tuple[Pipeline, ...]"
+    functions: "tuple[str, ...]" = ()  # names defined with `f() {...}` or `function f {...}`
     # A nested script's own text (`sh -c` strings, substitutions): the variables it sets itself
     # are put in from it (bridge.shell.variables). "" for the top-level script.
     source: str = ""
 
-    def walk(self) -> Iterator[Script]:
+    def walk(self) -> "Iterator[Script]":
         """This script and every script nested in its commands, depth first."""
         yield self
         for pipeline in self.pipelines:
@@ -205,7 +203,7 @@ class Script(Record, frozen=True, slots=True):
                 for inner in command.nested:
                     yield from inner.walk()
 
-    def commands(self) -> Iterator[SimpleCommand]:
+    def commands(self) -> "Iterator[SimpleCommand]":
         for script in self.walk():
             for pipeline in script.pipelines:
                 yield from pipeline.commands
@@ -215,7 +213,7 @@ class Unparseable(Record, frozen=True, slots=True):
     reason: str
 
 
-def pairs(items: Sequence[T]) -> Iterator[tuple[T, T]]:
+def pairs(items: "Sequence[T]") -> "Iterator[tuple[T, T]]":
     """Each item with the next: `itertools.pairwise` of a sequence, without importing
     itertools (a third of a millisecond) on every hook call."""
     return zip(items, items[1:], strict=False)  # noqa: RUF007
@@ -235,7 +233,7 @@ def expand_home(word: str) -> str:
 MAX_COMMAND_CHARS = 64 << 10
 
 
-def bash_script(tool_input: Mapping[str, object]) -> Script | str:
+def bash_script(tool_input: "Mapping[str, object]") -> "Script | str":
     """The parsed command of a Bash call, or the reason a guard should deny it."""
     command = tool_input.get("command")
     if not isinstance(command, str):
@@ -252,7 +250,7 @@ def bash_script(tool_input: Mapping[str, object]) -> Script | str:
     return script
 
 
-def parse(command: str) -> Script | Unparseable:
+def parse(command: str) -> "Script | Unparseable":
     """The command line as a `Script`, or why it cannot be read safely."""
     _expanded[0] = 0
     try:
@@ -276,9 +274,9 @@ _Piece = tuple[str, int]
 class _Word(Record, frozen=True, slots=True):
     text: str
     raw: str
-    subs: tuple[str, ...]  # sources of $(...), `...`, <(...) and >(...) inside the word
+    subs: "tuple[str, ...]"  # sources of $(...), `...`, <(...) and >(...) inside the word
     quoted: bool
-    pieces: tuple[_Piece, ...] = ()
+    pieces: "tuple[_Piece, ...]" = ()
 
 
 class _Op(Record, frozen=True, slots=True):
@@ -288,8 +286,8 @@ class _Op(Record, frozen=True, slots=True):
 class _Redir(Record, frozen=True, slots=True):
     op: str
     fd: str
-    body: str | None = None
-    subs: tuple[str, ...] = ()
+    body: "str | None" = None
+    subs: "tuple[str, ...]" = ()
 
 
 _Token = _Word | _Op | _Redir
@@ -305,7 +303,7 @@ _ANSI_SIMPLE = {
 }  # fmt: skip
 
 
-def _ansi_escape(found: re.Match[str]) -> str:
+def _ansi_escape(found: "re.Match[str]") -> str:
     """One backslash escape of `$'...'`, decoded as bash does (unknown ones stay as written)."""
     hex_, short, long, octal, control, other = found.groups()
     if hex_ or octal:
@@ -318,7 +316,7 @@ def _ansi_escape(found: re.Match[str]) -> str:
     return _ANSI_SIMPLE.get(other, found.group(0))
 
 
-def _add(pieces: list[_Piece], text: str, kind: int) -> None:
+def _add(pieces: "list[_Piece]", text: str, kind: int) -> None:
     """Append to a word's pieces, merging with the last one of the same kind."""
     if pieces and pieces[-1][1] == kind:
         pieces[-1] = (pieces[-1][0] + text, kind)
@@ -326,13 +324,13 @@ def _add(pieces: list[_Piece], text: str, kind: int) -> None:
         pieces.append((text, kind))
 
 
-def _parse(source: str, depth: int) -> Script:
+def _parse(source: str, depth: int) -> "Script":
     lexer = _Lexer(source, 0, depth)
     script = _Parser(lexer.tokens(closer=False), depth).script()
     return script if depth == 0 else Script(script.pipelines, script.functions, source)
 
 
-def _starts_command(tokens: list[_Token]) -> bool:
+def _starts_command(tokens: "list[_Token]") -> bool:
     previous = tokens[-1] if tokens else None
     return not isinstance(previous, _Redir) and (
         not isinstance(previous, _Word) or previous.text in _KEYWORDS
@@ -347,7 +345,7 @@ class _Lexer:
         self.i = start
         self.depth = depth
 
-    def tokens(self, closer: bool) -> list[_Token]:
+    def tokens(self, closer: bool) -> "list[_Token]":
         """Tokens to the end, or (closer) to the `)` that ends a `$(`, leaving `i` past it."""
         s, parens, cases = self.s, 0, 0
         out: list[_Token] = []
@@ -391,7 +389,7 @@ class _Lexer:
             raise _CannotParse("unterminated $(")
         return out
 
-    def _redirect(self) -> _Redir | None:
+    def _redirect(self) -> "_Redir | None":
         s, j = self.s, self.i
         while j < len(s) and s[j].isdigit():
             j += 1
@@ -405,14 +403,14 @@ class _Lexer:
         fd, self.i = s[self.i : j], j + len(op)
         return _Redir(op, fd)
 
-    def _next_word(self) -> _Word:
+    def _next_word(self) -> "_Word":
         while self.s.startswith((" ", "\t"), self.i):
             self.i += 1
         if self.i >= len(self.s) or self.s[self.i] in _META:
             raise _CannotParse("here-document without a delimiter")
         return self._word()
 
-    def _heredoc(self, token: _Token, delimiter: str, quoted: bool, strip: bool) -> _Redir:
+    def _heredoc(self, token: "_Token", delimiter: str, quoted: bool, strip: bool) -> "_Redir":
         assert isinstance(token, _Redir)
         lines: list[str] = []
         while self.i < len(self.s):  # bash accepts end of input as the end of the document
@@ -430,7 +428,7 @@ class _Lexer:
             _Lexer(body, 0, self.depth + 1)._quoted(subs, terminator=None)
         return _Redir(token.op, token.fd, body, tuple(subs))
 
-    def _word(self) -> _Word:
+    def _word(self) -> "_Word":
         s, start = self.s, self.i
         pieces: list[_Piece] = []
         subs: list[str] = []
@@ -502,7 +500,7 @@ class _Lexer:
         return text.split("\0", 1)[0]  # bash strings end at a NUL
 
     def _quoted(
-        self, subs: list[str], terminator: str | None, pieces: list[_Piece] | None = None
+        self, subs: "list[str]", terminator: "str | None", pieces: "list[_Piece] | None" = None
     ) -> str:
         """Double-quoted text (or an expanded here-document body) up to `terminator`."""
         s, text = self.s, list[str]()
@@ -534,7 +532,7 @@ class _Lexer:
             raise _CannotParse("unterminated double quote")
         return "".join(text)
 
-    def _expansion(self, subs: list[str]) -> str:
+    def _expansion(self, subs: "list[str]") -> str:
         """`$(...)`, `` `...` ``, `${...}`, `(...)` after `<`/`>`, or a plain `$`: its source."""
         s, start = self.s, self.i
         if s.startswith("`", start):
@@ -562,7 +560,7 @@ class _Lexer:
                 self.i = start + 1 + (after != "" and after in _SPECIAL_PARAMETERS)
         return s[start : self.i]
 
-    def _braced(self, subs: list[str]) -> None:
+    def _braced(self, subs: "list[str]") -> None:
         depth = 1
         while self.i < len(self.s):
             c = self.s[self.i]
@@ -581,7 +579,7 @@ class _Lexer:
 
 
 class _Parser:
-    def __init__(self, tokens: list[_Token], depth: int) -> None:
+    def __init__(self, tokens: "list[_Token]", depth: int) -> None:
         self.tokens = tokens
         self.depth = depth
         self.pipelines: list[Pipeline] = []
@@ -593,7 +591,7 @@ class _Parser:
         self.cases: list[int] = []  # group depth at each open `case`
         self.functions: list[str] = []
 
-    def script(self) -> Script:
+    def script(self) -> "Script":
         tokens, i = self.tokens, 0
         while i < len(tokens):
             token = tokens[i]
@@ -634,7 +632,7 @@ class _Parser:
         self._end_pipeline()
         return Script(tuple(self.pipelines), tuple(self.functions))
 
-    def _word(self, word: _Word, previous: _Token | None) -> None:
+    def _word(self, word: "_Word", previous: "_Token | None") -> None:
         if word.quoted or word.text not in ("{", "}", "case", "esac", *_KEYWORDS):
             self.words.append(word)  # the common case, without copying the words (linear)
             return
@@ -655,7 +653,7 @@ class _Parser:
         elif word.text == "esac" and self.cases:
             self.cases.pop()
 
-    def _open(self, previous: _Token | None) -> None:
+    def _open(self, previous: "_Token | None") -> None:
         self._end_command()
         self.groups.append(isinstance(previous, _Op) and previous.text in ("|", "|&"))
 
@@ -678,8 +676,8 @@ class _Parser:
 
 
 def _command(
-    words: list[_Word], redirects: list[Redirect], subs: list[str], depth: int
-) -> SimpleCommand:
+    words: "list[_Word]", redirects: "list[Redirect]", subs: "list[str]", depth: int
+) -> "SimpleCommand":
     start = 0
     while start < len(words) and _is_assignment(words[start].raw):
         start += 1
@@ -710,7 +708,7 @@ def _command(
     )
 
 
-def _redirect(op: str, fd: str, target: _Word, body: str | None) -> Redirect:
+def _redirect(op: str, fd: str, target: "_Word", body: "str | None") -> "Redirect":
     if body is not None or op in ("<<", "<<-"):  # a here-document's delimiter is not expanded
         return Redirect(op, target.text, fd, body)
     fields = _fields(target)
@@ -725,7 +723,7 @@ _MAX_LINE_FIELDS = 2048
 _expanded = [0]  # words brace expansion made in the line being parsed (parse resets it)
 
 
-def _fields(word: _Word, assignment: bool = False) -> list[tuple[str, bool]]:
+def _fields(word: "_Word", assignment: bool = False) -> "list[tuple[str, bool]]":
     """The words one source word becomes, as (text, not known statically): braces expanded
     (not in an assignment), `~` expanded, and expansions or unquoted globs marked."""
     if len(word.pieces) == 1:  # the common case, quickly: one plain, quoted or expanded run
@@ -753,7 +751,7 @@ _EXTGLOB = frozenset("?*+@!")  # before `(`: an extended glob
 _SEQUENCE = Lazy(r"(-?\d+)\.\.(-?\d+)(?:\.\.(-?\d+))?|([A-Za-z])\.\.([A-Za-z])(?:\.\.(-?\d+))?")
 
 
-def _brace_parts(text: str) -> list[str]:
+def _brace_parts(text: str) -> "list[str]":
     """`text` split around each `{`, `}` and `,`, which stay as parts of their own."""
     parts, start = [], 0
     for i, char in enumerate(text):
@@ -763,7 +761,7 @@ def _brace_parts(text: str) -> list[str]:
     return [*parts, text[start:]]
 
 
-def _braces(atoms: list[_Piece]) -> list[list[_Piece]]:
+def _braces(atoms: "list[_Piece]") -> "list[list[_Piece]]":
     """Bash's brace expansion: `a{b,c}d` -> abd acd, `{1..3}`, nested; `{x}` and `{}` stay."""
     start = 0
     while True:
@@ -797,7 +795,7 @@ def _braces(atoms: list[_Piece]) -> list[list[_Piece]]:
         return out
 
 
-def _sequence(body: list[_Piece]) -> list[str] | None:
+def _sequence(body: "list[_Piece]") -> "list[str] | None":
     """The terms of `{1..5}`, `{01..10..2}`, `{a..e}`, or None if `body` is not one."""
     if any(kind != _PLAIN for _, kind in body):
         return None
@@ -817,7 +815,7 @@ def _sequence(body: list[_Piece]) -> list[str] | None:
     return [f"{value:0{width}d}" for value in values]
 
 
-def _field(pieces: list[_Piece], assignment: bool) -> tuple[str, bool]:
+def _field(pieces: "list[_Piece]", assignment: bool) -> "tuple[str, bool]":
     """One word's text after tilde expansion, and whether its value is known statically."""
     merged: list[_Piece] = []
     for text, kind in pieces:
@@ -841,7 +839,7 @@ def _field(pieces: list[_Piece], assignment: bool) -> tuple[str, bool]:
     return "".join(text for text, _ in merged), unknown
 
 
-def _tilde(text: str, ends: bool) -> tuple[str, bool]:
+def _tilde(text: str, ends: bool) -> "tuple[str, bool]":
     """`~`, `~/x`, `~user/x` with the home directory put in, and whether it is unknown.
     `ends`: the prefix ends where `text` does (else only a `/` ends it: bash expands no
     tilde-prefix holding quoted characters)."""
@@ -857,7 +855,7 @@ def _tilde(text: str, ends: bool) -> tuple[str, bool]:
     return (text if home == prefix else home + slash + rest), False
 
 
-def _is_glob(text: str, following: list[_Piece]) -> bool:
+def _is_glob(text: str, following: "list[_Piece]") -> bool:
     """Whether unquoted `text` makes its word a pattern: `*`, `?`, or `[` with a `]` later."""
     if "*" in text or "?" in text or "(" in text:  # (an extended glob: `@(x)`, `+(x)`)
         return True
@@ -865,7 +863,7 @@ def _is_glob(text: str, following: list[_Piece]) -> bool:
     return bracket >= 0 and "]" in (text + "".join(t for t, _ in following))[bracket + 2 :]
 
 
-def _shell_code(argv: tuple[str, ...]) -> str | None:
+def _shell_code(argv: "tuple[str, ...]") -> "str | None":
     """CODE of `flock [opts] FILE -c CODE` or `script [opts] -c CODE`; None when flock runs a
     command given as words (`flock FILE cmd -c x`: that `-c` is the command's)."""
     operands, i = 0, 1
@@ -880,7 +878,7 @@ def _shell_code(argv: tuple[str, ...]) -> str | None:
     return None
 
 
-def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
+def _unwrap(argv: "tuple[str, ...]") -> "tuple[str, ...]":
     """The command a chain of wrappers (`sudo env X=1 nice -n 5 rm ...`) finally runs."""
     while argv and posixpath.basename(argv[0]) in _UNWRAPPED:
         name = posixpath.basename(argv[0])
@@ -905,7 +903,7 @@ def _unwrap(argv: tuple[str, ...]) -> tuple[str, ...]:
     return argv
 
 
-def _split_string(argv: tuple[str, ...], end: int) -> str | None:
+def _split_string(argv: "tuple[str, ...]", end: int) -> "str | None":
     """The command `env -S STRING ARGS` runs, as shell code (env splits STRING as the shell
     splits words, quotes included), or None without `-S`/`--split-string`. A string only
     known at run time stays unknown (`env -S "$X"` is `sh -c "$X"`)."""
@@ -928,7 +926,7 @@ def _split_string(argv: tuple[str, ...], end: int) -> str | None:
     return " ".join((value, *rest))
 
 
-def _runs_after_operands(argv: tuple[str, ...]) -> tuple[str, ...] | None:
+def _runs_after_operands(argv: "tuple[str, ...]") -> "tuple[str, ...] | None":
     """The command of `docker exec [opts] C CMD`, `kubectl [-n ns] exec POD -- CMD`,
     `docker compose exec SVC CMD`, `arch -arm64 CMD`, `script -q FILE CMD`; None when `argv`
     runs none (`docker ps`, `arch` alone, `script` with only a file)."""
@@ -958,8 +956,8 @@ def _runs_after_operands(argv: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 def _parallel_arguments(
-    argv: tuple[str, ...], wrappers: tuple[str, ...]
-) -> tuple[list[int], bool, list[tuple[str, ...]]]:
+    argv: "tuple[str, ...]", wrappers: "tuple[str, ...]"
+) -> "tuple[list[int], bool, list[tuple[str, ...]]]":
     """`parallel CMD ::: A B` runs `CMD A` and `CMD B`: the indexes in `argv` of the command
     and its arguments as one command's words (judged together), whether arguments still come
     at run time (`::::` files, `-a`), and each run (for code: `parallel bash -c ::: CODE...`)."""
@@ -978,7 +976,7 @@ def _parallel_arguments(
     return [*range(cut), *given], from_files or not cut, runs
 
 
-def skip_options(argv: tuple[str, ...], i: int, with_value: frozenset[str]) -> int:
+def skip_options(argv: "tuple[str, ...]", i: int, with_value: "frozenset[str]") -> int:
     """Index of the first operand at or after `i`: past options, their values and `--`."""
     while i < len(argv) and argv[i].startswith(("-", "+")) and len(argv[i]) > 1:
         option = argv[i]
@@ -1015,7 +1013,7 @@ _INTERPRETER_OPTIONS_WITH_VALUE = frozenset(
 class Program(Record, frozen=True, slots=True):
     """Where an interpreter takes its program from."""
 
-    kind: Literal["inline", "module", "file", "stdin"]
+    kind: 'Literal["inline", "module", "file", "stdin"]'
     text: str  # the code, module or file; for stdin a here-document's text or ""
 
 
@@ -1029,14 +1027,14 @@ def _unversioned(name: str) -> str:
     return name[:start] + name[end:]
 
 
-def interpreter(argv: tuple[str, ...]) -> str | None:
+def interpreter(argv: "tuple[str, ...]") -> "str | None":
     """`python3.12` -> `python`, `bash` -> `bash`; None for anything else."""
     name = _unversioned(posixpath.basename(argv[0])) if argv else ""
     name = "node" if name == "nodejs" else name
     return name if name in _PROGRAM_OPTIONS else None
 
 
-def program(argv: tuple[str, ...], redirects: tuple[Redirect, ...] = ()) -> Program | None:
+def program(argv: "tuple[str, ...]", redirects: "tuple[Redirect, ...]" = ()) -> "Program | None":
     """The program an interpreter command runs, or None if `argv` runs no interpreter."""
     language = interpreter(argv)
     if language is None:
@@ -1067,19 +1065,19 @@ def program(argv: tuple[str, ...], redirects: tuple[Redirect, ...] = ()) -> Prog
 STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"})
 
 
-def _noexec(options: tuple[str, ...]) -> bool:
+def _noexec(options: "tuple[str, ...]") -> bool:
     """`bash -n FILE`, `sh -o noexec`: the shell reads the code and runs none of it."""
     if any(a == "-o" and b == "noexec" for a, b in pairs(options)):
         return True
     return any(o[:1] == "-" and o[1:2] != "-" and "n" in o[1:] for o in options)
 
 
-def _stdin(redirects: tuple[Redirect, ...]) -> Program:
+def _stdin(redirects: "tuple[Redirect, ...]") -> "Program":
     here = [r.target if r.op == "<<<" else r.body for r in redirects if r.op.startswith("<<")]
     return Program("stdin", (here[-1] or "") if here else "")
 
 
-def _inline_scripts(argv: tuple[str, ...], redirects: tuple[Redirect, ...]) -> list[str]:
+def _inline_scripts(argv: "tuple[str, ...]", redirects: "tuple[Redirect, ...]") -> "list[str]":
     """Shell code this command runs from its arguments: `sh -c CODE`, `eval ARGS`, `bash <<EOF`,
     `su -c CODE`, `find -exec CMD ;`."""
     name = posixpath.basename(argv[0]) if argv else ""
@@ -1099,7 +1097,7 @@ def _inline_scripts(argv: tuple[str, ...], redirects: tuple[Redirect, ...]) -> l
     return [source.text] if source is not None and source.kind in ("inline", "stdin") else []
 
 
-def _exec_argv(words: tuple[str, ...]) -> tuple[str, ...]:
+def _exec_argv(words: "tuple[str, ...]") -> "tuple[str, ...]":
     """The command of a `find -exec`, which ends at `;` or at `{} +`."""
     for i, word in enumerate(words):
         if word == ";" or (word == "+" and i and words[i - 1] == "{}"):

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from itertools import product
 
-from bridge.shell.lazyre import Lazy
+from bridge.shell import Lazy
 from bridge.shell.syntax import Script, Unparseable, parse
 
 _ASSIGNMENT = Lazy(r"(?s)([A-Za-z_][A-Za-z0-9_]*)=(.*)")

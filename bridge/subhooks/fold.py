@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from bridge.pipeline.valueclass import Record
 from bridge.subhooks.spec import HookSpec
-from bridge.subhooks.verdict import Verdict
+from bridge.subhooks.verdict import HookRun, Verdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -44,6 +44,34 @@ class Folded(Record, frozen=True, slots=True):
     rewrites: tuple[Rewrite, ...] = ()
     ignored_failures: tuple[str, ...] = ()
     stop_reason: str | None = None
+
+
+class SubhookRecord(Record):
+    """How one configured sub-hook of the event went, for the report and the audit: whether it
+    matched, how its process ran, what it said and how the fold counted it."""
+
+    hook: HookSpec
+    matched: bool
+    run: HookRun | None = None
+    raw: str = ""
+    reason: str = ""
+    action: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "name": self.hook.name,
+            "where": self.hook.where,
+            "matched": self.matched,
+        }
+        if self.run is not None:
+            record.update(
+                duration_ms=round(self.run.duration_ms, 1),
+                exit_code=self.run.exit_code,
+                error=self.run.error,
+            )
+        if self.matched:
+            record.update(raw=self.raw, reason=self.reason, action=self.action)
+        return record
 
 
 def rank_of(judged: Judged) -> Rank:

@@ -1,7 +1,5 @@
 """What ccbridge prints back to Claude Code. It never emits `allow`, `updatedInput` or `defer`."""
 
-from __future__ import annotations
-
 from bridge.pipeline import Ask, Deny, PreDecision
 from bridge.pipeline.valueclass import Record
 from bridge.wire import jsonio
@@ -16,7 +14,7 @@ DENY_EXIT = 2
 
 
 class Answer(Record, frozen=True, slots=True):
-    payload: dict[str, Any]
+    payload: "dict[str, Any]"
     exit_code: int = 0
     stderr: str = ""
     text: str = ""  # plain stdout, where CC reads text (PreCompact's compaction instructions)
@@ -45,7 +43,7 @@ class Answer(Record, frozen=True, slots=True):
         return str(specific.get("permissionDecisionReason") or self.payload.get("reason") or "")
 
 
-def _common(system_messages: Sequence[str], stop_reason: str | None) -> dict[str, Any]:
+def _common(system_messages: "Sequence[str]", stop_reason: "str | None") -> "dict[str, Any]":
     payload: dict[str, Any] = {}
     if system_messages:
         payload["systemMessage"] = "\n\n".join(system_messages)
@@ -56,11 +54,11 @@ def _common(system_messages: Sequence[str], stop_reason: str | None) -> dict[str
 
 
 def pre_tool_use(
-    decision: PreDecision,
-    contexts: Sequence[str] = (),
-    system_messages: Sequence[str] = (),
-    stop_reason: str | None = None,
-) -> Answer:
+    decision: "PreDecision",
+    contexts: "Sequence[str]" = (),
+    system_messages: "Sequence[str]" = (),
+    stop_reason: "str | None" = None,
+) -> "Answer":
     payload = _common(system_messages, stop_reason)
     specific: dict[str, Any] = {"hookEventName": "PreToolUse"}
     if isinstance(decision, Deny | Ask):
@@ -75,7 +73,7 @@ def pre_tool_use(
     return Answer(payload)
 
 
-def deny(reason: str) -> Answer:
+def deny(reason: str) -> "Answer":
     return pre_tool_use(Deny(reason))
 
 
@@ -84,8 +82,10 @@ CANNOT_WAIT = "ccbridge asked for approval, which a skill's inline command canno
 
 
 def skill_shell(
-    decision: PreDecision, system_messages: Sequence[str] = (), stop_reason: str | None = None
-) -> Answer:
+    decision: "PreDecision",
+    system_messages: "Sequence[str]" = (),
+    stop_reason: "str | None" = None,
+) -> "Answer":
     """PreSkillShellCommand: a skill's inline shell command as it loads. A deny or an ask is
     Claude Code's `decision: block` (the model reads `[not run: blocked by hook: reason]` in
     the skill's text), with exit 2 and the reason on stderr, which also blocks; else nothing."""
@@ -99,11 +99,11 @@ def skill_shell(
 
 def post_tool_use(
     event_name: str,
-    block_reason: str | None,
-    contexts: Sequence[str] = (),
-    system_messages: Sequence[str] = (),
-    stop_reason: str | None = None,
-) -> Answer:
+    block_reason: "str | None",
+    contexts: "Sequence[str]" = (),
+    system_messages: "Sequence[str]" = (),
+    stop_reason: "str | None" = None,
+) -> "Answer":
     """PostToolUse / PostToolUseFailure: the tool already ran, so a block is feedback."""
     payload = _common(system_messages, stop_reason)
     if block_reason is not None:
@@ -113,7 +113,7 @@ def post_tool_use(
     return Answer(payload)
 
 
-def _add_context(payload: dict[str, Any], event_name: str, contexts: Sequence[str]) -> None:
+def _add_context(payload: "dict[str, Any]", event_name: str, contexts: "Sequence[str]") -> None:
     """The hooks' additionalContext, joined, where CC reads it for the event (if any)."""
     if contexts:
         payload["hookSpecificOutput"] = {
@@ -127,8 +127,10 @@ CONTEXT_EVENTS = frozenset({"UserPromptSubmit", "SessionStart", "SubagentStart"}
 
 
 def permission_request(
-    deny_reason: str | None, system_messages: Sequence[str] = (), stop_reason: str | None = None
-) -> Answer:
+    deny_reason: "str | None",
+    system_messages: "Sequence[str]" = (),
+    stop_reason: "str | None" = None,
+) -> "Answer":
     """PermissionRequest: a deny, or nothing (CC shows its permission dialog). Never `allow`."""
     payload = _common(system_messages, stop_reason)
     if deny_reason is not None:
@@ -141,11 +143,11 @@ def permission_request(
 
 def lifecycle(
     event_name: str,
-    block_reason: str | None,
-    contexts: Sequence[str] = (),
-    system_messages: Sequence[str] = (),
-    stop_reason: str | None = None,
-) -> Answer:
+    block_reason: "str | None",
+    contexts: "Sequence[str]" = (),
+    system_messages: "Sequence[str]" = (),
+    stop_reason: "str | None" = None,
+) -> "Answer":
     """The other events ccbridge runs: `decision: block` where the event can be blocked
     (UserPromptSubmit, Stop, SubagentStop; PreCompact, which CC only blocks on exit 2), context
     where CC takes it."""
@@ -162,7 +164,7 @@ def lifecycle(
     return Answer(payload)
 
 
-def merged(first: Answer, second: Answer) -> Answer:
+def merged(first: "Answer", second: "Answer") -> "Answer":
     """Two answers to one event (the sub-hooks' and the goal module's): the second's decision
     wins where both set one; system messages and contexts are joined."""
     payload = {**first.payload, **second.payload}

@@ -6,8 +6,6 @@ megabyte OpenSSL's faster code repays its loading, so large inputs still go thro
 The digests are the same either way.
 """
 
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False
@@ -18,7 +16,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 _SMALL = 1 << 20
 
 
-def _builtin() -> Callable[[bytes], Any] | None:
+def _builtin() -> "Callable[[bytes], Any] | None":
     try:
         module = __import__("_sha256" if sys.version_info < (3, 12) else "_sha2")
     except ImportError:  # an interpreter built without it

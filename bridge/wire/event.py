@@ -1,7 +1,5 @@
 """Reading one hook event from stdin, tolerating whatever extra fields Claude Code adds."""
 
-from __future__ import annotations
-
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
@@ -25,7 +23,7 @@ TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Per
 # The one place saying which events' sub-hooks `ccbridge run` runs, each with the event field
 # CC compares a group's matcher with (None: CC ignores matchers there, every group runs). Hooks
 # of the other CC events in a ccbridge config would never run, so the config refuses them.
-MATCHED_FIELD: dict[str, str | None] = {
+MATCHED_FIELD: "dict[str, str | None]" = {
     "PreToolUse": "tool_name",
     "PostToolUse": "tool_name",
     "PostToolUseFailure": "tool_name",
@@ -55,7 +53,7 @@ SKILL_SHELL = "PreSkillShellCommand"
 
 class HookEvent(Record, frozen=True, slots=True):
     name: str
-    raw: Mapping[str, Any]  # CC's shape, whichever agent sent it
+    raw: "Mapping[str, Any]"  # CC's shape, whichever agent sent it
     data: bytes  # what sub-hooks get on stdin: CC's event
     # The agent that called (bridge.wire.hosts.HOSTS). A class attribute, not a field: every
     # field costs each hook call's event its share of __init__; other agents' events are
@@ -75,7 +73,7 @@ class HookEvent(Record, frozen=True, slots=True):
         return _text(self.raw.get("tool_name"))
 
     @property
-    def tool_input(self) -> Mapping[str, Any]:
+    def tool_input(self) -> "Mapping[str, Any]":
         value = self.raw.get("tool_input")
         return value if isinstance(value, Mapping) else {}
 
@@ -84,14 +82,14 @@ class HookEvent(Record, frozen=True, slots=True):
         return _text(self.raw.get("tool_use_id"))
 
     @property
-    def subject(self) -> str | None:
+    def subject(self) -> "str | None":
         """What CC matches a group's matcher against for this event (a tool name, a session
         start's source …); None where CC ignores matchers."""
         key = MATCHED_FIELD.get(self.name, "tool_name")
         return None if key is None else _text(self.raw.get(key))
 
     @property
-    def agent_id(self) -> str | None:
+    def agent_id(self) -> "str | None":
         value = self.raw.get("agent_id")
         return value if isinstance(value, str) and value else None
 
@@ -102,11 +100,11 @@ class ForeignEvent(HookEvent, frozen=True, slots=True):
     host: str = "claude-code"
 
 
-def _text(value: Any) -> str:
+def _text(value: "Any") -> str:
     return value if isinstance(value, str) else ""
 
 
-def deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: "Any", limit: int) -> bool:
     """Whether JSON data nests arrays/objects more than `limit` levels. Walked depth-first with
     one iterator per open level, so it needs memory for `limit` levels, not for every item."""
     if type(value) is not dict and type(value) is not list:
@@ -125,7 +123,9 @@ def deeper_than(value: Any, limit: int) -> bool:
     return False
 
 
-def read_event(stream: Any, limit: int = MAX_EVENT_BYTES, host: str | None = None) -> HookEvent:
+def read_event(
+    stream: "Any", limit: int = MAX_EVENT_BYTES, host: "str | None" = None
+) -> "HookEvent":
     """One JSON object from a binary stream; raises EventError with a clear reason. `host`
     names the agent that calls (`ccbridge run --host`); None: told by the envelope."""
     data = stream.read(limit + 1)
@@ -134,7 +134,7 @@ def read_event(stream: Any, limit: int = MAX_EVENT_BYTES, host: str | None = Non
     return parse_event(data, host)
 
 
-def _foreign(raw: dict[str, Any]) -> bool:
+def _foreign(raw: "dict[str, Any]") -> bool:
     """Whether the envelope may be another agent's: cheap, so a CC event pays nothing more."""
     name = raw.get("hook_event_name")
     return (
@@ -147,7 +147,7 @@ def _foreign(raw: dict[str, Any]) -> bool:
     )
 
 
-def _check_skill_shell(raw: Mapping[str, Any]) -> None:
+def _check_skill_shell(raw: "Mapping[str, Any]") -> None:
     """A skill's inline command is judged by its text: without one there is nothing to judge,
     and the refusal is answered in the event's own form (EventError.event)."""
     problem = None
@@ -164,7 +164,7 @@ def _check_skill_shell(raw: Mapping[str, Any]) -> None:
         raise error
 
 
-def parse_event(data: bytes, host: str | None = None) -> HookEvent:
+def parse_event(data: bytes, host: "str | None" = None) -> "HookEvent":
     if not data.strip():
         raise EventError("stdin was empty: expected one hook event as a JSON object")
     try:

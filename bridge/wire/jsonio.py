@@ -12,8 +12,6 @@ when written, and so is a lone surrogate (`"\\ud800"`): no UTF-8 encoding can wr
 and ccbridge writes every event it reads into its audit record.
 """
 
-from __future__ import annotations
-
 import _json
 
 TYPE_CHECKING = False
@@ -27,7 +25,7 @@ _WHITESPACE = " \t\n\r"  # JSON's, no other
 _SURROGATE_SECOND = frozenset("89abcdefABCDEF")  # \uD800-\uDFFF
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
     """`DecodeError` is `json.JSONDecodeError` (a ValueError with the line and column): imported
     when an error is raised or caught, so a call without one never imports `json`."""
     if name == "DecodeError":
@@ -37,7 +35,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _error(message: str, text: str, at: int) -> ValueError:
+def _error(message: str, text: str, at: int) -> "ValueError":
     from json import JSONDecodeError  # only on the error path
 
     return JSONDecodeError(message, text, at)
@@ -54,7 +52,7 @@ def _float(text: str) -> float:
     return value
 
 
-def _constant(text: str) -> Any:  # NaN, Infinity, -Infinity: `json` reads them, JSON has none
+def _constant(text: str) -> "Any":  # NaN, Infinity, -Infinity: `json` reads them, JSON has none
     raise _Refused(f"not JSON: {text}")
 
 
@@ -67,7 +65,7 @@ class _Reading:
         self.parse_int, self.parse_float, self.parse_constant = int, _float, _constant
 
 
-def _encode_error(value: Any) -> Any:
+def _encode_error(value: "Any") -> "Any":
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
@@ -82,7 +80,7 @@ _ENCODE = {
 }
 
 
-def _has_lone_surrogate(value: Any) -> bool:
+def _has_lone_surrogate(value: "Any") -> bool:
     stack = [value]
     while stack:
         item = stack.pop()
@@ -110,7 +108,7 @@ def _may_hold_surrogate(text: str) -> bool:
     return False
 
 
-def loads(data: bytes) -> Any:
+def loads(data: bytes) -> "Any":
     """The value of one JSON document, as `json.loads` reads it; anything else, strict JSON's
     refusals included, raises DecodeError with where it is."""
     try:
@@ -123,7 +121,7 @@ def loads(data: bytes) -> Any:
         return _loads(data)
 
 
-def _loads(data: bytes) -> Any:
+def _loads(data: bytes) -> "Any":
     try:
         text = data.decode("utf-8")  # strict: refuses encoded surrogates
     except UnicodeDecodeError as error:
@@ -146,7 +144,7 @@ def _loads(data: bytes) -> Any:
     return value
 
 
-def dumps(value: Any, *, sort_keys: bool = False) -> bytes:
+def dumps(value: "Any", *, sort_keys: bool = False) -> bytes:
     """`value` as compact UTF-8 JSON (keys sorted when asked), as `json.dumps` writes it with
     `ensure_ascii=False`; a value JSON cannot hold raises TypeError or ValueError."""
     try:

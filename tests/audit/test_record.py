@@ -13,9 +13,9 @@ import pytest
 from bridge import __version__
 from bridge.audit import record as audit_record
 from bridge.config.compiled import CompiledConfig
-from bridge.engine import Report, SubhookRecord
+from bridge.engine import Report
 from bridge.pipeline import Step
-from bridge.subhooks.fold import Folded, Rewrite
+from bridge.subhooks.fold import Folded, Rewrite, SubhookRecord
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
 from bridge.wire.event import HookEvent

@@ -25,16 +25,38 @@ SECTIONS = (
 )
 
 
-def test_a_quick_run_writes_every_section(tmp_path: Path) -> None:
-    out = tmp_path / "RESULTS.md"
-    done = subprocess.run(
+# What ccbridge says when a sub-hook or the call itself ran out of time: on a machine loaded by
+# other work a case can, and that is the load's doing, not the script's or ccbridge's.
+LOAD_SHAPED = ("timed out after", "no answer within")
+
+
+def quick_run(out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, str(BENCH), "--quick", "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,
         check=False,
     )
+
+
+def failures(done: subprocess.CompletedProcess[str]) -> list[str]:
+    """The sections the run reported failed (`!! section failed: why`), one line each."""
+    return [line for line in done.stderr.splitlines() if line.startswith("!! ")]
+
+
+def load_shaped(failed: list[str]) -> bool:
+    return bool(failed) and all(any(mark in line for mark in LOAD_SHAPED) for line in failed)
+
+
+def test_a_quick_run_writes_every_section(tmp_path: Path) -> None:
+    out = tmp_path / "RESULTS.md"
+    done = quick_run(out)
+    if done.returncode != 0 and load_shaped(failures(done)):
+        # Once more, and this one must hold whole: a case that times out again fails the test.
+        done = quick_run(out)
     assert done.returncode == 0, done.stdout + done.stderr
+    assert failures(done) == []
     text = out.read_text()
     for heading in ("## Machine", "- CPU: ", "- Cores: ", "- Python: ", "- Date (UTC): "):
         assert heading in text
@@ -56,3 +78,13 @@ def test_a_quick_run_writes_every_section(tmp_path: Path) -> None:
     ]
     assert all(filed), targets
     assert [(m[1], m[2]) for m in verdicts if m] == [(m[1].strip("*"), m[2]) for m in filed if m]
+
+
+def test_only_a_timeout_earns_a_second_run() -> None:
+    """The retry above forgives the load, nothing else: a wrong answer fails at once."""
+    timed_out = "!! bench_instant_hooks failed: expected none/exit 0, got deny/exit 2: "
+    assert load_shaped([timed_out + "sub-hook 'exit 0 # 3' timed out after 20s"])
+    assert load_shaped(["!! bench_startup failed: ccbridge: no answer within its 54 s deadline"])
+    assert not load_shaped([timed_out + "sub-hook 'exit 0 # 3' said deny"])
+    assert not load_shaped([timed_out + "timed out after 20s", "!! bench_audit failed: x"])
+    assert not load_shaped([])

@@ -301,7 +301,7 @@ def test_the_guards_path_imports_only_what_the_guards_need(
 # What a plain call (an ordinary command line, no secret in the record) must not import at all:
 # `re` (with `enum`) and `pathlib` (with `re`, `urllib.parse`, `ipaddress`) were most of a hook
 # call's own cost in a clean environment. The policies compile their patterns only
-# for rare constructs (bridge.shell.lazyre); paths are plain strings (bridge.paths).
+# for rare constructs (bridge.shell.Lazy); paths are plain strings (bridge.paths).
 NEVER_ON_A_PLAIN_CALL = ("re", "re.*", "enum", "pathlib", "fnmatch", "urllib*", "ipaddress")
 
 
@@ -309,6 +309,37 @@ def without_site(args: list[str], env: dict[str, str], stdin: bytes = b"") -> se
     """The imports of `python -S args` with the checkout on the path: no site-packages, so no
     `.pth` file imports `re` or `pathlib` before ccbridge does (as in a clean environment)."""
     return imported("-S", *args, env={**env, "PYTHONPATH": str(HOOKS.parent)}, stdin=stdin)
+
+
+# Out of a default call's path: the `__future__` module (hot-path modules quote their
+# annotations instead), and the redaction rules, loaded only for a record whose JSON holds a
+# piece of one (bridge.audit.record.redacted).
+NOT_ON_A_DEFAULT_CALL = ("__future__", "bridge.audit.redact")
+
+
+@pytest.mark.parametrize("stdin", [READ, BASH], ids=["Read", "Bash"])
+def test_a_default_call_loads_no_future_and_no_redaction_rules(
+    tmp_path: Path, env: dict[str, str], stdin: bytes
+) -> None:
+    argv = [str(SCRIPT), "run", "--config", config(tmp_path)]
+    first = subprocess.run(argv, input=stdin, capture_output=True, env=env, check=False)
+    assert first.returncode == 0, first.stdout + first.stderr
+    names = without_site(argv, env, stdin)  # no site: nothing else imports `__future__`
+    assert "bridge.audit.record" in names  # the call was audited
+    assert matching(names, NOT_ON_A_DEFAULT_CALL) == set()
+    assert "__future__" in without_site(["-c", "from __future__ import annotations"], env)
+
+
+def test_a_record_that_may_hold_a_secret_loads_the_rules_and_is_masked(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """The control: a secret that reaches the record (the session id here) loads the rules, and
+    the record masks it."""
+    secret = tool_call("Bash", {"command": "ls"}, session_id="password=hunter2222", cwd="")
+    assert "bridge.audit.redact" in warm_run(config(tmp_path), secret, env)
+    audit = (Path(env["CCBRIDGE_STATE_DIR"]) / "audit.jsonl").read_text()
+    assert "hunter2222" not in audit
+    assert audit.count('"session":"password=[REDACTED]"') == 2  # both runs of warm_run
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.shell import lazyre
+from bridge.shell import fnmatchcase
 from bridge.shell import syntax as shell
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
@@ -23,7 +23,7 @@ GLOB_TEXT = st.text(alphabet="ab.*?[]!-\n/", max_size=8)
 @given(GLOB_TEXT, GLOB_TEXT)
 @settings(max_examples=2000)
 def test_fnmatchcase_is_the_standard_one(name: str, pattern: str) -> None:
-    assert lazyre.fnmatchcase(name, pattern) == fnmatch.fnmatchcase(name, pattern)
+    assert fnmatchcase(name, pattern) == fnmatch.fnmatchcase(name, pattern)
 
 
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
@@ -55,14 +55,14 @@ EVERYDAY = [
 
 PROBE = """
 import json, sys
-from bridge.shell import lazyre
+from bridge import shell
 compiled = []
-original = lazyre.Lazy.compiled.fget
+original = shell.Lazy.compiled.fget
 def compiling(self):
     if self._compiled is None:
         compiled.append(self.source)
     return original(self)
-lazyre.Lazy.compiled = property(compiling)
+shell.Lazy.compiled = property(compiling)
 from bridge.pipeline import Execution
 from bridge.guards.protect.protect_paths import self_protection_guard
 sys.path.insert(0, sys.argv[2])

@@ -7,8 +7,10 @@ from unittest.mock import patch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.audit import redact
+from bridge.audit import record, redact
+from bridge.audit.record import redacted
 from bridge.audit.redact import MASK, redact_text
+from bridge.wire import jsonio
 
 
 def eager(text: str) -> str:
@@ -80,3 +82,39 @@ def test_secrets_are_still_masked() -> None:
 def test_folded_letters_are_matched_as_re_matches_them() -> None:
     text = "pa\u017f\u017fword=hunter22"  # long s: `re` matches it as s without regard to case
     assert redact_text(text) == eager(text) == f"pa\u017f\u017fword={MASK}"
+
+
+# JSON-like records of those texts, keys included: the whole-record test must agree with
+# redacting string by string.
+records = st.recursive(
+    st.none() | st.booleans() | st.integers() | texts,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(texts, inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.dictionaries(texts, records, max_size=6))
+def test_a_record_judged_whole_is_redacted_as_string_by_string(record: dict[str, object]) -> None:
+    assert jsonio.dumps(redacted(record)) == jsonio.dumps(redact.redact(record))
+
+
+def test_no_piece_holds_what_json_escapes() -> None:
+    """What makes one test of a record's JSON text stand for a test of each of its strings."""
+    pieces = {piece for _source, rule_pieces in redact._ALL_RULES for piece in rule_pieces}
+    assert pieces and all(
+        '"' not in piece and "\\" not in piece and all(ord(c) >= 0x20 for c in piece)
+        for piece in pieces
+    )
+    assert all(jsonio.dumps(piece).decode() == f'"{piece}"' for piece in pieces)
+
+
+def test_the_pieces_a_record_is_judged_by_are_the_rules_own() -> None:
+    assert record.PIECES_ANY_CASE == redact._ANY_PIECE
+    assert record.PIECES_EXACT == redact._ANY_EXACT
+
+
+def test_a_record_with_a_secret_is_still_masked() -> None:
+    record = {"tool_input": {"command": "curl -H 'Authorization: Bearer abcdefghijklmnop' x"}}
+    assert "abcdefghijklmnop" not in jsonio.dumps(redacted(record)).decode()
+    assert redacted({"password": "hunter22"}) == {"password": MASK}

@@ -40,8 +40,7 @@ from bridge.guards.dangerous.unread import (
     teed_downloads,
 )
 from bridge.pipeline import Ask, Execution, Guard
-from bridge.shell import finds
-from bridge.shell.lazyre import Lazy, fnmatchcase
+from bridge.shell import Lazy, finds, fnmatchcase
 from bridge.shell.syntax import (
     SHELLS,
     Pipeline,

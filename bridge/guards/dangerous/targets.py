@@ -12,7 +12,7 @@ import os
 import posixpath
 
 from bridge.pipeline.valueclass import Record
-from bridge.shell.lazyre import fnmatchcase
+from bridge.shell import fnmatchcase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

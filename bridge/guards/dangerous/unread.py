@@ -11,7 +11,7 @@ import posixpath
 from itertools import pairwise
 
 from bridge.guards.dangerous.targets import Unknown
-from bridge.shell.lazyre import Lazy
+from bridge.shell import Lazy
 from bridge.shell.syntax import (
     SHELLS,
     STDIN_FILES,

@@ -7,8 +7,6 @@ The package itself holds the paths a command may write, as `protect_paths` and `
 them: here rather than in a module of their own, which every Bash call would import (a module
 costs an import; the package is imported anyway)."""
 
-from __future__ import annotations
-
 from bridge.pipeline.valueclass import Record
 
 MOVERS = frozenset({"mv", "ln"})  # sources are moved or linked: a directory above counts too
@@ -24,5 +22,5 @@ class Target(Record, frozen=True, slots=True):
     text: str
     dynamic: bool = False
     above: int = ANY_ABOVE
-    names: tuple[str, ...] = ()  # `find -name` patterns: only entries they could name count
+    names: "tuple[str, ...]" = ()  # `find -name` patterns: only entries they could name count
     asked: bool = False  # whether it is written is only known when it runs (`git pull`)

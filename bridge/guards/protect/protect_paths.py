@@ -46,8 +46,6 @@ assembles the names from pieces such as `'.cla' + 'ude'`, a compiled binary).
 The hard boundary is Claude Code's sandbox; see docs/guarantees.md and docs/tripwire.md.
 """
 
-from __future__ import annotations
-
 import os
 import posixpath
 
@@ -61,7 +59,7 @@ from bridge.guards.protect import (
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.valueclass import Record
-from bridge.shell.lazyre import Lazy, fnmatchcase
+from bridge.shell import Lazy, fnmatchcase
 from bridge.shell.syntax import (
     SHELLS,
     Script,
@@ -148,18 +146,18 @@ _MAX_GLOB_ENTRIES = 20_000  # directory entries one glob may read
 
 class _Entry(Record, frozen=True, slots=True):
     spec: str  # as configured
-    parts: tuple[str, ...]  # components of the pattern, `~` expanded
+    parts: "tuple[str, ...]"  # components of the pattern, `~` expanded
     anchored: bool
-    literal: tuple[str, ...] | None = None  # an anchored plain path: its parts, matched fast
+    literal: "tuple[str, ...] | None" = None  # an anchored plain path: its parts, matched fast
 
-    def protects(self, parts: tuple[str, ...]) -> bool:
+    def protects(self, parts: "tuple[str, ...]") -> bool:
         """Whether a path (absolute components) is this entry or lies under it."""
         if self.literal is not None:
             return parts[: len(self.literal)] == self.literal
         lead = () if self.anchored else ("**",)
         return _match((*lead, *self.parts, "**"), parts)
 
-    def beneath(self, parts: tuple[str, ...], levels: int) -> bool:
+    def beneath(self, parts: "tuple[str, ...]", levels: int) -> bool:
         """Whether this entry lies at most `levels` below the directory `parts` (absolute)."""
         own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
         if self.literal is not None:
@@ -173,7 +171,7 @@ class _Entry(Record, frozen=True, slots=True):
             if set(own[:k]) != {"**"}
         )
 
-    def could_end_with(self, parts: tuple[str, ...]) -> bool:
+    def could_end_with(self, parts: "tuple[str, ...]") -> bool:
         """Whether a relative path of unknown base could name this entry (or a file in it)."""
         return any(
             _match((*self.parts[start:], "**"), parts)
@@ -181,7 +179,7 @@ class _Entry(Record, frozen=True, slots=True):
             if set(self.parts[start:]) != {"**"}  # a bare `**` tail would fit any path
         )
 
-    def could_hold(self, parts: tuple[str, ...], levels: int) -> bool:
+    def could_hold(self, parts: "tuple[str, ...]", levels: int) -> bool:
         """Whether a relative path of unknown base could name a directory at most `levels`
         above this entry (`cd ~/.local && rm -rf state`)."""
         own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
@@ -204,7 +202,7 @@ class _Entry(Record, frozen=True, slots=True):
         )
 
 
-def _match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
+def _match(pattern: "tuple[str, ...]", parts: "tuple[str, ...]") -> bool:
     """Whether path components match glob components (`**`: any number of them)."""
     reached = [True] + [False] * len(parts)  # reached[j]: the pattern so far matches parts[:j]
     for head in pattern:
@@ -218,11 +216,11 @@ def _match(pattern: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     return reached[-1]
 
 
-def _split(path: str) -> tuple[str, ...]:
+def _split(path: str) -> "tuple[str, ...]":
     return tuple(part for part in posixpath.normpath(path).split("/") if part not in ("", "."))
 
 
-def _entries(spec: str | Path, *, tree: bool) -> Iterator[_Entry]:
+def _entries(spec: "str | Path", *, tree: bool) -> "Iterator[_Entry]":
     text = expand_home(os.path.expanduser(str(spec)))
     anchored = text.startswith("/")
     tail = ("**",) if tree else ()  # a directory: any name inside it is protected
@@ -235,7 +233,7 @@ def _entries(spec: str | Path, *, tree: bool) -> Iterator[_Entry]:
         yield _Entry(str(spec), (*_split(real), *tail), anchored=True, literal=_split(real))
 
 
-def _realpath(path: str) -> str | None:
+def _realpath(path: str) -> "str | None":
     try:
         return os.path.realpath(path)
     except (OSError, ValueError):  # e.g. an embedded NUL: the literal form is still checked
@@ -244,14 +242,14 @@ def _realpath(path: str) -> str | None:
 
 class _Protection:
     def __init__(
-        self, paths: Sequence[str | Path], label: str, trees: Sequence[_Entry] = ()
+        self, paths: "Sequence[str | Path]", label: str, trees: "Sequence[_Entry]" = ()
     ) -> None:
         """`paths` are protected with what lies below them; `trees` are ready-made entries."""
         self.paths, self.trees, self.label = tuple(paths), tuple(trees), label
         self._entries: tuple[_Entry, ...] | None = None
 
     @property
-    def entries(self) -> tuple[_Entry, ...]:
+    def entries(self) -> "tuple[_Entry, ...]":
         """Built on first use: resolving every path (symlinks too) costs a call a millisecond,
         and a command that writes nothing (most are) never asks."""
         if self._entries is None:
@@ -267,8 +265,8 @@ class _Protection:
         shell_word: bool = False,
         unknown_base: bool = False,
         above: int = NOT_ABOVE,
-        names: tuple[str, ...] = (),
-    ) -> str | None:
+        names: "tuple[str, ...]" = (),
+    ) -> "str | None":
         """The protected entry `path` hits, resolved in `cwd` (a shell word: globs expanded);
         `above`: so does a directory at most that many levels above an entry."""
         path = expand_home(path)
@@ -301,7 +299,7 @@ class _Protection:
         return None
 
     @staticmethod
-    def _globbed(pattern: str) -> list[str]:
+    def _globbed(pattern: str) -> "list[str]":
         """What the shell expands a glob to now (the files it would touch exist), hidden names
         included; more than `_MAX_GLOB_MATCHES` (the caller then judges everything below the
         glob's fixed part) once the matches or the directory entries read pass a bound, so a
@@ -347,7 +345,7 @@ class _Crowded(str):
         )
 
 
-def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
+def _crowded(pattern: str, above: int) -> "list[tuple[tuple[str, ...], int]]":
     """The directory a glob's matches lie in (its part without a glob, also as resolved), and
     how far below it they, and what they reach (`above`), go."""
     parts = _split(pattern)
@@ -357,11 +355,11 @@ def _crowded(pattern: str, above: int) -> list[tuple[tuple[str, ...], int]]:
     return [(parts[:fixed], deep), (_split(real), deep)]
 
 
-def protected_paths_guard(paths: Sequence[str | Path], label: str = "protected path") -> Guard:
+def protected_paths_guard(paths: "Sequence[str | Path]", label: str = "protected path") -> "Guard":
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
     protection = _Protection(paths, label)
 
-    def guard(execution: Execution) -> str | Ask | None:
+    def guard(execution: "Execution") -> "str | Ask | None":
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
@@ -406,11 +404,11 @@ _STATE_NAMES = (
 
 
 def self_protection_guard(
-    settings_files: Sequence[str | Path] = CC_SETTINGS_PATTERNS,
-    config_files: Sequence[str | Path] = (),
-    state_dir: str | Path | Sequence[str | Path] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> Guard:
+    settings_files: "Sequence[str | Path]" = CC_SETTINGS_PATTERNS,
+    config_files: "Sequence[str | Path]" = (),
+    state_dir: "str | Path | Sequence[str | Path] | None" = None,
+    env: "Mapping[str, str] | None" = None,
+) -> "Guard":
     """ccbridge's own guard: nobody edits the hook settings or its config, nobody touches its
     state (the goal store, the audit trail and the compiled-config cache are the authority),
     and the agent runs no ccbridge command but `ccbridge goal` and read-only ones.
@@ -429,7 +427,7 @@ def self_protection_guard(
     # Read, never changed: not copied (a copy of os.environ decodes every variable).
     context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
 
-    def shell(tool_input: Mapping[str, object], cwd: str) -> str | Ask | None:
+    def shell(tool_input: "Mapping[str, object]", cwd: str) -> "str | Ask | None":
         script = bash_script(tool_input)
         if isinstance(script, str):
             return f"{SELF_PROTECTION}: {script}"
@@ -437,7 +435,7 @@ def self_protection_guard(
         reason = _Bash(writes, sealed, cwd, context).judge(script, text)
         return Ask(reason) if isinstance(reason, _RunTime) else reason
 
-    def guard(execution: Execution) -> str | Ask | None:
+    def guard(execution: "Execution") -> "str | Ask | None":
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(writes, execution)
         if execution.tool_name == "Bash":
@@ -459,7 +457,7 @@ class _RunTime(str):
     the guard asks, it does not deny."""
 
 
-def _first(reasons: Iterable[str | None]) -> str | None:
+def _first(reasons: "Iterable[str | None]") -> "str | None":
     """The first denial, else the first question: a question never hides a denial."""
     question = None
     for reason in reasons:
@@ -469,17 +467,17 @@ def _first(reasons: Iterable[str | None]) -> str | None:
     return question
 
 
-def _as(reason: str | None, text: str) -> str:
+def _as(reason: "str | None", text: str) -> str:
     """`text`, a question again if `reason` was one (a nested reason keeps its kind)."""
     return _RunTime(text) if isinstance(reason, _RunTime) else text
 
 
 class _Strict(Record, frozen=True, slots=True):
-    env: Mapping[str, str]
-    names: frozenset[str]
+    env: "Mapping[str, str]"
+    names: "frozenset[str]"
 
 
-def _path_tool(protection: _Protection, execution: Execution) -> str | None:
+def _path_tool(protection: "_Protection", execution: "Execution") -> "str | None":
     if execution.tool_name in PATHS_TOOLS:
         key = PATHS_TOOLS[execution.tool_name]
         paths = execution.input.get(key)
@@ -497,7 +495,9 @@ def _path_tool(protection: _Protection, execution: Execution) -> str | None:
     return _one_path(protection, execution, key, execution.input.get(key))
 
 
-def _one_path(protection: _Protection, execution: Execution, key: str, path: object) -> str | None:
+def _one_path(
+    protection: "_Protection", execution: "Execution", key: str, path: object
+) -> "str | None":
     if not isinstance(path, str) or not path:
         return f"{protection.label}: the {execution.tool_name} call has no {key} to check"
     spec = protection.match(path, execution.cwd)
@@ -510,7 +510,11 @@ class _Bash:
     """One Bash call judged; `strict` (self-protection) fails closed on what it cannot read."""
 
     def __init__(
-        self, writes: _Protection, sealed: _Protection | None, cwd: str, strict: _Strict | None
+        self,
+        writes: "_Protection",
+        sealed: "_Protection | None",
+        cwd: str,
+        strict: "_Strict | None",
     ) -> None:
         self.writes, self.sealed, self.cwd, self.strict = writes, sealed, cwd, strict
         self.label = writes.label
@@ -527,7 +531,7 @@ class _Bash:
         self.git_env: dict[str, str] = {}  # GIT_DIR/GIT_WORK_TREE the line exports
         self.text = ""  # the whole line as given (its nested code is judged with it in mind)
 
-    def judge(self, script: Script, text: str) -> str | None:
+    def judge(self, script: "Script", text: str) -> "str | None":
         """The objection to a parsed command line (`text`: its source, to put variables in)."""
         variants = [script]
         if self.depth == 0:
@@ -539,7 +543,7 @@ class _Bash:
             variants = with_literal_values(script, text)
         return _first(map(self._script, variants))
 
-    def _script(self, script: Script) -> str | None:
+    def _script(self, script: "Script") -> "str | None":
         commands = list(script.commands())
         self.assigned = self.assigned | _assigned(commands)
         if self.strict is not None:
@@ -594,17 +598,17 @@ class _Bash:
                         )
         return question
 
-    def _here(self) -> str | None:
+    def _here(self) -> "str | None":
         """The one directory the line runs in, or None once a `cd` may have gone elsewhere."""
         return self.cwd if self.bases == (self.cwd,) else None
 
     def _hit(
         self,
-        protection: _Protection,
+        protection: "_Protection",
         path: str,
         above: int = NOT_ABOVE,
-        names: tuple[str, ...] = (),
-    ) -> str | None:
+        names: "tuple[str, ...]" = (),
+    ) -> "str | None":
         """The protected entry a word may hit, wherever in the line it may run."""
         if "(" in path or (self.nocase and not _GLOB.isdisjoint(path)):
             from bridge.guards.protect.tripwire import nocase, without_extglob
@@ -621,7 +625,9 @@ class _Bash:
         )
         return next(filter(None, hits), None)
 
-    def _moved(self, command: SimpleCommand, bases: tuple[str, ...]) -> tuple[str, ...] | None:
+    def _moved(
+        self, command: "SimpleCommand", bases: "tuple[str, ...]"
+    ) -> "tuple[str, ...] | None":
         """`bases` with where `cd`/`pushd` goes added, or None if that is only known when it
         runs (`popd`, `cd -`, a variable the hook cannot know, CDPATH for a relative one)."""
         first = skip_options(tuple(command.argv), 1, frozenset())  # -L, -P, -e, -@, --
@@ -642,7 +648,7 @@ class _Bash:
         moved = (posixpath.normpath(posixpath.join(base, target)) for base in searched)
         return tuple(dict.fromkeys((*bases, *moved)))
 
-    def _setup(self, commands: list[SimpleCommand]) -> None:
+    def _setup(self, commands: "list[SimpleCommand]") -> None:
         """Aliases the line defines (Claude Code's shell expands them), `CDPATH` it sets and
         `shopt -s nocaseglob`: each counts for every command of the line, whatever the order."""
         for command in commands:
@@ -673,7 +679,7 @@ class _Bash:
                             posixpath.join(self.cwd, expand_home(d)) for d in value.split(":")
                         ]
 
-    def _resolve(self, target: Target) -> list[str] | None:
+    def _resolve(self, target: "Target") -> "list[str] | None":
         """What a target can be: itself, or with the environment's variables put in."""
         text = target.text
         if text.startswith("~+") and text[2:3] in ("", "/"):  # $PWD: wherever a `cd` went
@@ -695,7 +701,7 @@ class _Bash:
             return None
         return [resolved]
 
-    def _temporary(self, text: str) -> list[str] | None:
+    def _temporary(self, text: str) -> "list[str] | None":
         """A word using `$TMPDIR`, `${TMPDIR}` or `${TMPDIR:-/tmp}` (the line sets no TMPDIR):
         with the environment's value, or, where the hook's environment has none, as the
         command may see it: empty (an unset variable), or `/tmp`. `$TMPDIR/../.claude` is
@@ -711,7 +717,7 @@ class _Bash:
             found += [word for word in resolved if word]  # (`rm -rf ""` removes nothing)
         return found
 
-    def _value(self, name: str) -> str | None:
+    def _value(self, name: str) -> "str | None":
         """A variable's value in the agent's shell, if the hook can know it."""
         assert self.strict is not None
         if name in self.assigned or name == "OLDPWD":
@@ -720,7 +726,7 @@ class _Bash:
             return self._here()
         return self.strict.env.get(name)
 
-    def _strict(self, command: SimpleCommand, script: Script) -> str | None:
+    def _strict(self, command: "SimpleCommand", script: "Script") -> "str | None":
         """Self-protection's own checks on one command."""
         assert self.strict is not None and self.sealed is not None
         label, shown = self.label, _show(command)
@@ -768,7 +774,7 @@ class _Bash:
             reason = self._tripwire(command, script)
         return reason or self._unknown_words(command, script)
 
-    def _fed(self, command: SimpleCommand) -> bool:
+    def _fed(self, command: "SimpleCommand") -> bool:
         """Whether what xargs hands a command may decide what it writes: a writer's operands,
         an interpreter's program; not a shell's or interpreter's literal code that writes
         nothing (its code is judged as it is: `xargs sh -c 'wc -l "$1"' _` reads)."""
@@ -785,7 +791,7 @@ class _Bash:
             return False  # parsed into `nested`: its commands are judged with `$1` unknown
         return bool(_CODE_WRITES.search(source.text))
 
-    def _tripwire(self, command: SimpleCommand, script: Script) -> str | None:
+    def _tripwire(self, command: "SimpleCommand", script: "Script") -> "str | None":
         """A command not on the quick allow-list: aliases, code it hands on, a copy of ccbridge,
         and every word it may write (`bridge.guards.protect.tripwire`)."""
         from bridge.guards.protect import tripwire
@@ -843,7 +849,7 @@ class _Bash:
                     )
         return None
 
-    def _code(self, code: str) -> str | None:
+    def _code(self, code: str) -> "str | None":
         self.depth += 1
         try:
             parsed = parse(code)
@@ -853,7 +859,7 @@ class _Bash:
         finally:
             self.depth -= 1
 
-    def _runtime_code(self, command: SimpleCommand, script: Script, what: str) -> str | None:
+    def _runtime_code(self, command: "SimpleCommand", script: "Script", what: str) -> "str | None":
         """Code only known when it runs: a possible write, in a line naming protected bits."""
         assert self.strict is not None
         text = _source(script)
@@ -865,7 +871,7 @@ class _Bash:
             f"only known when it runs, in a command line that mentions {hint}"
         )
 
-    def _program(self, command: SimpleCommand) -> str | None:
+    def _program(self, command: "SimpleCommand") -> "str | None":
         """The code an interpreter runs: unknown, or touching what is protected."""
         source = program(command.argv, command.redirects)
         if source is None or (interpreter(command.argv) in SHELLS and source.kind == "inline"):
@@ -899,15 +905,15 @@ class _Bash:
             )
         return None
 
-    def _shell_in_code(self, text: str) -> str | None:
+    def _shell_in_code(self, text: str) -> "str | None":
         parsed = parse(text)
         return None if isinstance(parsed, Unparseable) else self.judge(parsed, text)
 
-    def _target_in_code(self, path: str) -> str | None:
+    def _target_in_code(self, path: str) -> "str | None":
         spec = self.writes.match(path, self.cwd, above=ANY_ABOVE)
         return None if spec is None else f"{path}, which matches protected {spec!r}"
 
-    def _unknown_words(self, command: SimpleCommand, script: Script) -> str | None:
+    def _unknown_words(self, command: "SimpleCommand", script: "Script") -> "str | None":
         """An unresolvable word in a command that may write, in a line naming protected bits."""
         assert self.strict is not None
         if command.name in _READERS or _git_reads(command) or command.name in ("", "ccbridge"):
@@ -932,14 +938,14 @@ class _Bash:
         )
 
 
-def _tmpdir(value: str) -> Callable[[re.Match[str]], str]:
-    def put(found: re.Match[str]) -> str:
+def _tmpdir(value: str) -> "Callable[[re.Match[str]], str]":
+    def put(found: "re.Match[str]") -> str:
         return value or found[1] or ""  # `${TMPDIR:-D}`: D where it is empty or unset
 
     return put
 
 
-def _echoed(word: str) -> tuple[str, ...] | None:
+def _echoed(word: str) -> "tuple[str, ...] | None":
     """The fields a command name made by `$(echo WORDS)` or `` `echo WORDS` `` becomes, when
     the words are literal (no option, variable, glob or redirection); else None."""
     if word.startswith("$(") and word.endswith(")"):
@@ -963,7 +969,7 @@ def _echoed(word: str) -> tuple[str, ...] | None:
     return tuple(w for f in fields for w in f.split())
 
 
-def _quick_read(command: SimpleCommand) -> bool:
+def _quick_read(command: "SimpleCommand") -> bool:
     """Whether a command surely only reads: an allow-listed name (or a reading git verb) with
     no assignment, wrapper or option in front that could hand it code or an output file."""
     if len(command.words) != len(command.argv):
@@ -979,7 +985,7 @@ def _quick_read(command: SimpleCommand) -> bool:
     return command.name in _READERS and command.name not in ("env", "export")
 
 
-def _assignments(command: SimpleCommand) -> dict[str, str | None]:
+def _assignments(command: "SimpleCommand") -> "dict[str, str | None]":
     """Variables set for (or by) the command: NAME=VALUE in front of it, behind a wrapper
     (`env X=1`), or as arguments of export/declare; None when the value is computed."""
     words = command.words[: len(command.words) - len(command.argv)]
@@ -993,7 +999,7 @@ def _assignments(command: SimpleCommand) -> dict[str, str | None]:
     return found
 
 
-def _source(script: Script) -> str:
+def _source(script: "Script") -> str:
     """All words of a script and its nested scripts, for a cheap text search."""
     return "\n".join(
         " ".join((*c.words, *(r.target for r in c.redirects), *(r.body or "" for r in c.redirects)))
@@ -1001,7 +1007,7 @@ def _source(script: Script) -> str:
     )
 
 
-def _assigned(commands: Iterable[SimpleCommand]) -> frozenset[str]:
+def _assigned(commands: "Iterable[SimpleCommand]") -> "frozenset[str]":
     """Names the command line assigns (they are not taken from the environment)."""
     names: set[str] = set()
     for command in commands:
@@ -1016,7 +1022,7 @@ def _assigned(commands: Iterable[SimpleCommand]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _all_words(command: SimpleCommand) -> Iterator[tuple[str, bool]]:
+def _all_words(command: "SimpleCommand") -> "Iterator[tuple[str, bool]]":
     """Every word (with the value in `of=x`), whether it is dynamic, redirection targets and
     path-like tokens of inline code."""
     offset = len(command.words) - len(command.argv)
@@ -1031,7 +1037,7 @@ def _all_words(command: SimpleCommand) -> Iterator[tuple[str, bool]]:
     yield from ((token, False) for token in _code_tokens(command))
 
 
-def _runs_ccbridge(command: SimpleCommand) -> bool:
+def _runs_ccbridge(command: "SimpleCommand") -> bool:
     argv = command.argv
     if command.name == "ccbridge":
         return len(argv) < 2 or _subcommand(argv, 1) not in _AGENT_SUBCOMMANDS
@@ -1061,7 +1067,7 @@ def _runs_ccbridge(command: SimpleCommand) -> bool:
 _PYTHON_FLAGS = frozenset("bBdEhiIOPqsSuvVxR")
 
 
-def _module(argv: tuple[str, ...], i: int) -> str:
+def _module(argv: "tuple[str, ...]", i: int) -> str:
     """The module a Python option word at `i` runs (`-m M`, `-mM`, `-Im M`), else ''."""
     word = argv[i]
     if not word.startswith("-") or word.startswith("--"):
@@ -1074,7 +1080,7 @@ def _module(argv: tuple[str, ...], i: int) -> str:
     return ""
 
 
-def _subcommand(argv: tuple[str, ...], start: int) -> str:
+def _subcommand(argv: "tuple[str, ...]", start: int) -> str:
     if argv[start : start + 1] and argv[start] in _AGENT_SUBCOMMANDS:
         return argv[start]  # `--help`, `--version`
     i = skip_options(argv, start, frozenset({"--config"}))
@@ -1088,14 +1094,14 @@ def _nameless(path: str) -> bool:
     return not absolute and (not _GLOB.isdisjoint(path) or posixpath.normpath(path) == ".")
 
 
-def _show(command: SimpleCommand) -> str:
+def _show(command: "SimpleCommand") -> str:
     shown = " ".join(command.words)
     return shown if len(shown) <= 200 else shown[:197] + "..."
 
 
 def _written(
-    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str] | None = None
-) -> Iterator[Target]:
+    command: "SimpleCommand", cwd: "str | None", git_env: "Mapping[str, str] | None" = None
+) -> "Iterator[Target]":
     """Paths the command may write: redirections, and the words of writing commands (`cwd`:
     where the agent's command runs, None when a `cd` made it unknown)."""
     yield from (Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
@@ -1123,8 +1129,8 @@ def _written(
 
 
 def _read_closely(
-    command: SimpleCommand, cwd: str | None, git_env: Mapping[str, str]
-) -> Iterator[Target]:
+    command: "SimpleCommand", cwd: "str | None", git_env: "Mapping[str, str]"
+) -> "Iterator[Target]":
     """What a copy, move, find, extraction or patch writes: `bridge.guards.protect.writes`, loaded
     only for a line holding one (most lines write nothing)."""
     from bridge.guards.protect import writes
@@ -1140,7 +1146,7 @@ def _read_closely(
         yield from writes.patched(command, cwd, git_env)
 
 
-def _code_texts(command: SimpleCommand) -> tuple[str, ...]:
+def _code_texts(command: "SimpleCommand") -> "tuple[str, ...]":
     """The inline program of a non-shell interpreter (`python -c`, `node <<EOF`), if any."""
     source = program(command.argv, command.redirects)
     shell = interpreter(command.argv) in SHELLS  # shell code was parsed into `nested` already
@@ -1149,13 +1155,13 @@ def _code_texts(command: SimpleCommand) -> tuple[str, ...]:
     return ()
 
 
-def _code_tokens(command: SimpleCommand) -> Iterator[str]:
+def _code_tokens(command: "SimpleCommand") -> "Iterator[str]":
     """Path-like tokens of inline interpreter code."""
     for text in _code_texts(command):
         yield from (t for t in _CODE_TOKEN_SEPARATORS.split(text) if t)
 
 
-def _writes_files(command: SimpleCommand) -> bool:
+def _writes_files(command: "SimpleCommand") -> bool:
     if command.name in WRITERS:
         return True
     if command.name == "find":  # what it deletes or hands to a writer is named by its words
@@ -1178,14 +1184,14 @@ def _writes_files(command: SimpleCommand) -> bool:
     return command.name == "perl" and any("i" in o for o in options)
 
 
-def _git_reads(command: SimpleCommand) -> bool:
+def _git_reads(command: "SimpleCommand") -> bool:
     if command.name != "git":
         return False
     i = skip_options(command.argv, 1, frozenset({"-C", "-c", "--git-dir", "--work-tree"}))
     return i < len(command.argv) and command.argv[i] in _GIT_READERS
 
 
-def _words(words: Iterable[str]) -> Iterator[str]:
+def _words(words: "Iterable[str]") -> "Iterator[str]":
     """Each word, and the value in `of=x` or `--target-directory=x`."""
     for word in words:
         yield word

@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.shell.lazyre import Lazy
+from bridge.shell import Lazy
 from bridge.shell.syntax import SHELLS, pairs, skip_options
 
 TYPE_CHECKING = False

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 
 from bridge.guards.protect import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
-from bridge.shell.lazyre import Lazy
+from bridge.shell import Lazy
 from bridge.shell.syntax import pairs, skip_options
 
 TYPE_CHECKING = False
