@@ -54,6 +54,7 @@ from bridge.shell.syntax import (
     skip_options,
 )
 from bridge.shell.variables import with_literal_values
+from bridge.wire import READ_ONLY_TOOLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -79,12 +80,20 @@ def configure(allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Guard:
     def dangerous_shell(execution: Execution) -> str | Ask | None:
         """Deny a Bash call that is destructive beyond repair, or that cannot be parsed safely;
         ask when what it would destroy is only known when it runs."""
+        tool_input = execution.input
         if execution.tool_name != "Bash":
-            return None
-        script = bash_script(execution.input)
+            if execution.tool_name in READ_ONLY_TOOLS:
+                return None
+            from bridge.shell.tool_command import command_of
+
+            command = command_of(tool_input)  # an MCP server's shell, say
+            if command is None or isinstance(bash_script({"command": command}), str):
+                return None  # no shell command, or one in no shell's words: nothing sure to deny
+            tool_input = {"command": command}
+        script = bash_script(tool_input)
         if isinstance(script, str):
             return script
-        source = str(execution.input["command"])
+        source = str(tool_input["command"])
         variants = with_literal_values(script, source)
         functions = {name for inner in script.walk() for name in inner.functions}
         # A line that sets TMPDIR itself does not point it at temporary space.

@@ -72,6 +72,7 @@ from bridge.shell.syntax import (
     program,
     skip_options,
 )
+from bridge.wire import READ_ONLY_TOOLS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -441,9 +442,13 @@ def self_protection_guard(
         if execution.tool_name == "Bash":
             return shell(execution.input, execution.cwd)
         from bridge.guards.protect import tool_paths
+        from bridge.shell.tool_command import command_of
 
-        command = tool_paths.command_of(execution.input)  # an MCP server's shell, say
-        if command is not None:
+        command = command_of(execution.input)  # an MCP server's shell, say
+        if command is not None and execution.tool_name not in READ_ONLY_TOOLS:
+            if isinstance(unread := bash_script({"command": command}), str):
+                # It may be no shell at all (a tool's own command language): asked, not denied.
+                return Ask(f"{SELF_PROTECTION}: the {execution.tool_name} command: {unread}")
             reason = shell({"command": command}, execution.cwd)
             if reason is not None:
                 return reason

@@ -3,7 +3,8 @@
 Bash sandbox (an MCP server is its own process, the wall's `Edit` deny rules name CC's file
 tools only), so its input is the one place to judge it.
 
-A shell command line in the input (`command`, `cmd`, `script`, …) is judged as a Bash command.
+A shell command line in the input (`command`, `cmd`, `script`, …: bridge.shell.tool_command)
+is judged by self-protection as a Bash command first.
 Every string of the input that could be a path (one line, not too long, not under a key that
 holds content) is matched against the protected paths. A tool whose name says it writes
 (`write`, `edit`, `delete`, `move`, …) is denied; deleting or moving also reaches everything
@@ -89,25 +90,6 @@ def judge(protection: _Protection, execution: Execution, *, ask: bool) -> str | 
             f"{protection.label}: {name} names {text} (matches {spec!r}); ccbridge does not "
             "know whether this tool only reads"
         )
-    return None
-
-
-# Keys under which a tool takes a shell command line (an MCP server's `run_command`, a terminal
-# tool): the line is judged as a Bash command is, its `args` list joined on as words.
-_COMMAND_KEYS = ("command", "cmd", "commandLine", "command_line", "shell_command", "script")
-
-
-def command_of(tool_input: Mapping[str, object]) -> str | None:
-    """The shell command line a tool's input holds, if any."""
-    for key in _COMMAND_KEYS:
-        command = tool_input.get(key)
-        if isinstance(command, str) and command:
-            arguments = tool_input.get("args")
-            if isinstance(arguments, list | tuple) and arguments:
-                import shlex
-
-                command += " " + " ".join(shlex.quote(str(word)) for word in arguments)
-            return command
     return None
 
 

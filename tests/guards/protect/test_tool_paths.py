@@ -232,3 +232,14 @@ def test_a_shell_command_a_tool_takes_is_judged_as_bash(
 )
 def test_an_ordinary_shell_command_a_tool_takes_passes(tool_input: dict[str, Any]) -> None:
     assert judged("mcp__shell__run_command", tool_input) is None
+
+
+def test_a_tool_command_no_shell_reads_is_asked_about_not_denied() -> None:
+    reason = judged("mcp__shell__run_command", {"command": "echo 'unterminated"})
+    assert isinstance(reason, Ask) and "cannot parse command safely" in reason.reason
+
+
+def test_a_reader_with_a_command_key_is_not_judged_as_a_shell() -> None:
+    assert (
+        judged("Read", {"file_path": "/p/README", "command": "rm -f .claude/settings.json"}) is None
+    )
