@@ -79,7 +79,7 @@ def judge(protection: _Protection, execution: Execution, *, ask: bool) -> str | 
         )
     above = ANY_ABOVE if removes else NOT_ABOVE
     for text in strings:
-        spec = protection.match(text, execution.cwd, above=above)
+        spec = protection.match(_as_path(text), execution.cwd, above=above)
         if spec is None:
             continue
         if writes:
@@ -91,6 +91,16 @@ def judge(protection: _Protection, execution: Execution, *, ask: bool) -> str | 
             "know whether this tool only reads"
         )
     return None
+
+
+def _as_path(text: str) -> str:
+    """A `file:` URI as the path it names (MCP servers take both)."""
+    if not text.startswith("file:"):
+        return text
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(text)
+    return unquote(parts.path) if parts.netloc in ("", "localhost") else text
 
 
 def _strings(value: object, depth: int) -> Iterator[str]:

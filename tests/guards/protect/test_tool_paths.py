@@ -243,3 +243,16 @@ def test_a_reader_with_a_command_key_is_not_judged_as_a_shell() -> None:
     assert (
         judged("Read", {"file_path": "/p/README", "command": "rm -f .claude/settings.json"}) is None
     )
+
+
+@pytest.mark.parametrize(
+    "uri", ["file:///p/.claude/settings.json", "file://localhost/p/.claude/settings.json",
+            "file:///p/.claude/settings%2Ejson"]
+)  # fmt: skip
+def test_a_file_uri_names_the_path_it_points_to(uri: str) -> None:
+    assert isinstance(judged("mcp__fs__write_file", {"uri": uri}), str)
+
+
+def test_a_file_uri_of_another_host_or_path_passes() -> None:
+    assert judged("mcp__fs__write_file", {"uri": "file://server/p/.claude/settings.json"}) is None
+    assert judged("mcp__fs__write_file", {"uri": "file:///p/src/app.py"}) is None
