@@ -360,24 +360,35 @@ def protected_paths_guard(paths: "Sequence[str | Path]", label: str = "protected
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
     protection = _Protection(paths, label)
 
+    def shell(tool_input: "Mapping[str, object]", cwd: str) -> "str | Ask | None":
+        script = bash_script(tool_input)
+        if isinstance(script, str):
+            return script
+        reason = _Bash(protection, None, cwd, None).judge(script, "")
+        text = str(tool_input["command"])
+        if isinstance(reason, _RunTime) and "=" in text:  # a value the line sets is known
+            from bridge.shell.variables import with_literal_values
+
+            variants = with_literal_values(script, text)
+            judged = (_Bash(protection, None, cwd, None)._script(v) for v in variants)
+            reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
+        return Ask(reason) if isinstance(reason, _RunTime) else reason
+
     def guard(execution: "Execution") -> "str | Ask | None":
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
             return _path_tool(protection, execution)
         if execution.tool_name == "Bash":
-            script = bash_script(execution.input)
-            if isinstance(script, str):
-                return script
-            reason = _Bash(protection, None, execution.cwd, None).judge(script, "")
-            text = str(execution.input["command"])
-            if isinstance(reason, _RunTime) and "=" in text:  # a value the line sets is known
-                from bridge.shell.variables import with_literal_values
-
-                variants = with_literal_values(script, text)
-                judged = (_Bash(protection, None, execution.cwd, None)._script(v) for v in variants)
-                reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
-            return Ask(reason) if isinstance(reason, _RunTime) else reason
+            return shell(execution.input, execution.cwd)
+        if execution.tool_name in READ_ONLY_TOOLS:
+            return None
         from bridge.guards.protect import tool_paths
+        from bridge.shell.tool_command import command_of
 
+        command = command_of(execution.input)  # an MCP server's shell, say
+        if command is not None and not isinstance(bash_script({"command": command}), str):
+            reason = shell({"command": command}, execution.cwd)  # one no shell reads: not sure
+            if reason is not None:
+                return reason
         return tool_paths.judge(protection, execution, ask=False)
 
     return guard

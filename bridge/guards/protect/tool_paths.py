@@ -4,13 +4,14 @@ Bash sandbox (an MCP server is its own process, the wall's `Edit` deny rules nam
 tools only), so its input is the one place to judge it.
 
 A shell command line in the input (`command`, `cmd`, `script`, …: bridge.shell.tool_command)
-is judged by self-protection as a Bash command first.
+is judged by both guards as a Bash command first.
+
 Every string of the input that could be a path (one line, not too long, not under a key that
 holds content) is matched against the protected paths. A tool whose name says it writes
-(`write`, `edit`, `delete`, `move`, …) is denied; deleting or moving also reaches everything
-below the named directory. Any other tool naming a protected path is a question for the user
-under self-protection (it may only read, but nothing tells), and passes the secrets guard,
-which denies only what it knows.
+(`write`, `edit`, `delete`, `move`, …) is denied, also for the directory that holds a protected
+file (a copy into it); deleting or moving reaches everything below the named directory. Any
+other tool naming a protected path is a question for the user under self-protection (it may
+only read, but nothing tells), and passes the secrets guard, which denies only what it knows.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import re
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
 from _collections_abc import Mapping
 
-from bridge.guards.protect import ANY_ABOVE, NOT_ABOVE
+from bridge.guards.protect import ANY_ABOVE, NOT_ABOVE, PARENT_ABOVE
 from bridge.pipeline import Ask
 from bridge.wire import READ_ONLY_TOOLS
 
@@ -77,7 +78,8 @@ def judge(protection: _Protection, execution: Execution, *, ask: bool) -> str | 
             f"{protection.label}: the {name} call holds more than {_MAX_STRINGS} strings; "
             "which paths it names is not looked at"
         )
-    above = ANY_ABOVE if removes else NOT_ABOVE
+    # Removing or moving a directory reaches all below it; writing into one, its direct contents.
+    above = ANY_ABOVE if removes else PARENT_ABOVE if writes else NOT_ABOVE
     for text in strings:
         spec = protection.match(_as_path(text), execution.cwd, above=above)
         if spec is None:
@@ -99,7 +101,10 @@ def _as_path(text: str) -> str:
         return text
     from urllib.parse import unquote, urlsplit
 
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # `file://[`: no URI at all, judged as the text it is
+        return text
     return unquote(parts.path) if parts.netloc in ("", "localhost") else text
 
 

@@ -256,3 +256,39 @@ def test_a_file_uri_names_the_path_it_points_to(uri: str) -> None:
 def test_a_file_uri_of_another_host_or_path_passes() -> None:
     assert judged("mcp__fs__write_file", {"uri": "file://server/p/.claude/settings.json"}) is None
     assert judged("mcp__fs__write_file", {"uri": "file:///p/src/app.py"}) is None
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "denied"),
+    [
+        ({"command": "echo KEY=x > .env"}, True),
+        ({"cmd": "tee", "args": [".env"]}, True),
+        ({"command": "cat .env"}, False),  # reading a secret is not writing it
+        ({"command": "echo 'unterminated > .env"}, False),  # no shell reads it: nothing sure
+    ],
+)
+def test_the_secrets_guard_reads_a_shell_command_a_tool_takes(
+    tool_input: dict[str, Any], denied: bool
+) -> None:
+    reason = SECRETS(Execution.create("mcp__shell__run_command", tool_input, cwd="/p"))
+    assert isinstance(reason, str) is denied, reason
+
+
+@pytest.mark.parametrize("uri", ["file://[", "file:", "file:///%zz", "file://h ost/x"])
+def test_a_malformed_file_uri_is_judged_as_text_without_raising(uri: str) -> None:
+    assert judged("mcp__fs__write_file", {"uri": uri}) is None
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "expected"),
+    [
+        ("mcp__fs__copy_file", {"source": "/tmp/s.json", "destination": "/p/.claude"}, str),
+        ("mcp__fs__write_file", {"path": "/p/.claude"}, str),
+        ("mcp__fs__write_file", {"path": "/p"}, type(None)),  # two levels above: not reached
+        ("mcp__fs__list_directory", {"path": "/p/.claude"}, type(None)),  # a reader-like tool
+    ],
+)
+def test_a_writing_tool_naming_the_directory_of_a_protected_file_is_denied(
+    tool: str, tool_input: dict[str, Any], expected: type
+) -> None:
+    assert isinstance(judged(tool, tool_input), expected)
