@@ -63,6 +63,24 @@ def ccbridge_executable() -> str:
     return str(Path(found).resolve())
 
 
+def install_ccbridge(
+    project: Path, home: Path, env: Mapping[str, str], *options: str
+) -> subprocess.CompletedProcess[str]:
+    """The real `ccbridge install` run in `project` as a user with `home` would run it (this
+    environment plus `env`; no CLAUDE_PROJECT_DIR, which only Claude Code sets)."""
+    full = {**os.environ, "HOME": str(home), **env}
+    full.pop("CLAUDE_PROJECT_DIR", None)
+    return subprocess.run(
+        [ccbridge_executable(), "install", *options],
+        cwd=project,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
 @dataclass(frozen=True)
 class Result:
     json_output: dict[str, Any] | None

@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from .harness import REPO_ROOT, Result, ccbridge_executable, pinned_versions, run_claude
+from .harness import (
+    REPO_ROOT,
+    Result,
+    ccbridge_executable,
+    install_ccbridge,
+    pinned_versions,
+    run_claude,
+)
 from .model_stub import ToolCall, Turn
 from .test_sandbox_e2e import require_sandbox
 
@@ -83,17 +89,7 @@ def installed(claude: Path, tmp_path: Path, registered: bool, wall: bool) -> Pro
     # The hook runs the `ccbridge` found on PATH: this interpreter's, the one under test.
     path = f"{Path(ccbridge_executable()).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     env = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(cache), "PATH": path}
-    install_env = {**os.environ, "HOME": str(home), **env}
-    install_env.pop("CLAUDE_PROJECT_DIR", None)
-    done = subprocess.run(
-        [ccbridge_executable(), "install", *(() if wall else ("--no-sandbox",))],
-        cwd=project,
-        env=install_env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = install_ccbridge(project, home, env, *(() if wall else ("--no-sandbox",)))
     assert done.returncode == 0, done.stdout + done.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert ("sandbox" in settings) is wall, settings

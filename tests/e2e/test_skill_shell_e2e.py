@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from .goal_support import newest_claude
-from .harness import Result, ccbridge_executable, claude_binary, claude_cache, run_claude
+from .harness import (
+    Result,
+    ccbridge_executable,
+    claude_binary,
+    claude_cache,
+    install_ccbridge,
+    run_claude,
+)
 from .model_stub import ToolCall, Turn
 from .test_sandbox_e2e import require_sandbox
 
@@ -49,18 +55,8 @@ def project_with_skill(root: Path, inline: str, registered: bool, wall: bool) ->
     (root / "home").mkdir()
     if registered:
         (bin_dir / "claude").symlink_to(newest_claude())
-    env = {**os.environ, "HOME": str(root / "home"), **state_env(root)}
-    env["PATH"] = f"{bin_dir}:/usr/bin:/bin"
-    env.pop("CLAUDE_PROJECT_DIR", None)
-    done = subprocess.run(
-        [ccbridge_executable(), "install", *(() if wall else ("--no-sandbox",))],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    env = {**state_env(root), "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    done = install_ccbridge(project, root / "home", env, *(() if wall else ("--no-sandbox",)))
     assert done.returncode == 0, done.stdout + done.stderr
     said = "registered for PreSkillShellCommand" if registered else "not registered for"
     assert said in done.stdout, done.stdout

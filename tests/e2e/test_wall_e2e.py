@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,7 @@ from typing import Any
 import pytest
 
 from .goal_support import newest_claude
-from .harness import Result, ccbridge_executable, run_claude
+from .harness import Result, ccbridge_executable, install_ccbridge, run_claude
 from .model_stub import ToolCall, Turn
 from .test_sandbox_e2e import require_sandbox
 
@@ -131,17 +130,7 @@ def walled(tmp_path: Path, goals: bool = False, guards: bool = False) -> World:
         config += "goals: {enabled: true}\n"
     (world.project / ".claude" / "ccbridge.yaml").write_text(config)
     (world.project / "off.yaml").write_text("self_protection: false\n")
-    env = {**os.environ, "HOME": str(world.home), **world.env}
-    env.pop("CLAUDE_PROJECT_DIR", None)
-    done = subprocess.run(
-        [ccbridge_executable(), "install"],
-        cwd=world.project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = install_ccbridge(world.project, world.home, world.env)
     assert done.returncode == 0 and "sandbox" in done.stdout, done.stdout + done.stderr
     settings = json.loads((world.project / ".claude" / "settings.json").read_text())
     assert settings["sandbox"]["enabled"] is True, settings
@@ -401,17 +390,7 @@ def test_a_plugin_folder_the_settings_name_is_walled(tmp_path: Path) -> None:
     source = {"source": "directory", "path": str(market)}
     user = world.home / ".claude" / "settings.json"
     user.write_text(json.dumps({"extraKnownMarketplaces": {"team": {"source": source}}}))
-    env = {**os.environ, "HOME": str(world.home), **world.env}
-    env.pop("CLAUDE_PROJECT_DIR", None)
-    done = subprocess.run(
-        [ccbridge_executable(), "install"],
-        cwd=world.project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = install_ccbridge(world.project, world.home, world.env)
     assert done.returncode == 0, done.stdout + done.stderr
     settings = json.loads((world.project / ".claude" / "settings.json").read_text())
     assert str(market) in settings["sandbox"]["filesystem"]["denyWrite"], settings

@@ -6,15 +6,13 @@ such a hook; the audit must say `tripwire`, never `wall`."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from .goal_support import newest_claude
-from .harness import ccbridge_executable, run_claude
+from .harness import install_ccbridge, run_claude
 from .model_stub import Turn
 from .test_sandbox_e2e import require_sandbox
 
@@ -43,17 +41,7 @@ def installed(
     config += f"        - {{type: command, command: {json.dumps(command)}}}\n"
     (project / ".claude" / "ccbridge.yaml").write_text(config)
     ours = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
-    env = {**os.environ, "HOME": str(home), **ours}
-    env.pop("CLAUDE_PROJECT_DIR", None)
-    done = subprocess.run(
-        [ccbridge_executable(), "install", *options],
-        cwd=project,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = install_ccbridge(project, home, ours, *options)
     assert done.returncode == 0, done.stdout + done.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     settings.setdefault("permissions", {})["allow"] = ["Bash"]
