@@ -9,6 +9,7 @@ import sys
 import click
 
 from bridge import __version__
+from bridge.wire import HOSTS
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,7 +31,14 @@ def cli() -> None:
     default=None,
     help="A ccbridge YAML file or a CC settings JSON file (its `hooks` key is used).",
 )
-def run(config: str | None) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(HOSTS),
+    default=None,
+    help="The agent whose envelope stdin holds and whose dialect the answer takes "
+    "(default: told by the envelope itself).",
+)
+def run(config: str | None, host: str | None) -> None:
     """Judge one hook event read from stdin and print Claude Code's answer.
 
     \b
@@ -42,7 +50,9 @@ def run(config: str | None) -> None:
          <project>/.claude/ccbridge.local.yaml
          (<project> is $CLAUDE_PROJECT_DIR, else the event's cwd).
     Layers combine like CC settings: hooks and policies of every layer are added
-    together; defaults, audit and goals settings of a more specific layer override.
+    together. Layers only tighten: a more specific layer may tighten a defaults, audit
+    or goals setting, never loosen one a wider layer set (`ccbridge check` names each
+    refused line).
 
     \b
     Example:
@@ -56,7 +66,7 @@ def run(config: str | None) -> None:
     """
     from bridge.hookcall import run as run_event
 
-    sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ))
+    sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ, host))
 
 
 def _register() -> None:

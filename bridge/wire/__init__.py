@@ -4,6 +4,10 @@ The vocabulary every host's parser shares (bridge.wire.event for CC's own envelo
 bridge.wire.hosts for the other agents') lives here, below both, so neither imports the other
 back."""
 
+# The agents ccbridge speaks to (`ccbridge run --host NAME`); each but claude-code is a module of
+# bridge.wire.hosts. Here, not there: `ccbridge run` checks the name without importing the hosts.
+HOSTS = ("claude-code", "codex", "cursor", "gemini", "grok")
+
 # Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
 # event is refused with the closest of these.
 CC_EVENTS = frozenset(

@@ -9,7 +9,7 @@ like Claude Code's here.
 
 from __future__ import annotations
 
-from bridge.wire import CC_EVENTS, EventError
+from bridge.wire import CC_EVENTS, HOSTS, EventError
 from bridge.wire.answer import DENY_EXIT, Answer
 
 TYPE_CHECKING = False
@@ -17,9 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-CLAUDE_CODE = "claude-code"
-# `ccbridge run --host NAME` accepts these; each but claude-code is a module of this package.
-HOSTS = (CLAUDE_CODE, "codex", "cursor", "gemini", "grok")
+CLAUDE_CODE = HOSTS[0]
 
 # Cursor's own event names (hooks.json); a CC-registered hook may also get CC's names.
 CURSOR_EVENTS = frozenset(
