@@ -148,10 +148,6 @@ def required_tool(raw: Mapping[str, Any], host: str, event: str) -> tuple[str, d
     return name, tool_input
 
 
-def decision_only(result: Answer, keep: tuple[str, ...]) -> dict[str, Any]:
-    return {key: value for key, value in result.payload.items() if key in keep}
-
-
 def jsonish(value: Any) -> dict[str, Any]:
     """A tool input as an object: some hosts send it as a JSON string."""
     if isinstance(value, dict):
