@@ -13,15 +13,14 @@ from hypothesis import strategies as st
 from bridge.goal import rules
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import UPDATE_ACTIONS, Action, Change, Goal, Phase
+from bridge.goal.store import GoalStore
 
 from .driver import refused
-from bridge.goal.store import GoalStore
 
 
 def replay_raw(events: Any) -> Goal | None:
     """Replay `goal/change` events as decoded from JSON, as the store reads its log."""
     return rules.replay(rules.parse_change(n, event) for n, event in enumerate(events, 1))
-
 
 
 texts = st.text(
