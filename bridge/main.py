@@ -6,6 +6,7 @@ import io
 import os
 import sys
 
+from bridge import CcbridgeError
 from bridge.hookcall import emit, hint_on_terminal, quietly, run
 from bridge.wire import HOSTS, answer
 
@@ -17,7 +18,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 RUN_USAGE = "usage: ccbridge run [--config FILE] [--host NAME]"
 
 
-class UsageError(ValueError):
+class UsageError(CcbridgeError):
     pass
 
 

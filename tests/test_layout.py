@@ -193,3 +193,16 @@ def test_click_is_imported_only_by_the_command_line(package: str) -> None:
         ]
         assert decorated == [], f"{name} defines a click command: it belongs in bridge.cli"
         assert clicks == [], f"{name} imports click"
+
+
+def test_every_error_a_command_explains_is_a_ccbridge_error() -> None:
+    """One base for the errors ccbridge explains, so bridge.cli maps them to a message and exit 1
+    in one place: a public `...Error(ValueError)` of its own is a second, unmapped one."""
+    strays = []
+    for name, path in module_names(PACKAGE).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {ast.unparse(base) for base in node.bases}
+                if "ValueError" in bases and node.name != "CcbridgeError":
+                    strays.append(f"{name}.{node.name}")
+    assert strays == []

@@ -8,11 +8,22 @@ import sys
 
 import click
 
-from bridge import __version__
+from bridge import CcbridgeError, __version__
 from bridge.wire import HOSTS
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The one place a command's own error (bridge.CcbridgeError) becomes click's: its message
+    on stderr and exit 1, with no traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except CcbridgeError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ccbridge")
 def cli() -> None:
     """One Claude Code hook that runs your hooks through the DSH tool pipeline.
