@@ -106,6 +106,7 @@ EMPTY_CONFIG_ALLOWED = (
     "bridge",
     "bridge.main",
     "bridge.hookcall",
+    "bridge.deadline",
     "bridge.paths",
     "bridge.engine",
     "bridge.wire",
