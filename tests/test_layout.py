@@ -206,3 +206,17 @@ def test_every_error_a_command_explains_is_a_ccbridge_error() -> None:
                 if "ValueError" in bases and node.name != "CcbridgeError":
                     strays.append(f"{name}.{node.name}")
     assert strays == []
+
+
+def test_no_module_of_the_package_is_named_as_a_standard_library_module() -> None:
+    """`bridge/subhooks/select.py` beside `import select`: a reader (and a careless relative
+    import) takes one for the other."""
+    import sys
+
+    shadows = sorted(
+        name
+        for name, path in module_names(PACKAGE).items()
+        if path.stem in sys.stdlib_module_names
+        or (path.name == "__init__.py" and path.parent.name in sys.stdlib_module_names)
+    )
+    assert shadows == []

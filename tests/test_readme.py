@@ -124,7 +124,7 @@ def _leaf_keys(schema: dict[str, object], node: dict[str, object], prefix: str) 
 
 
 def test_the_readme_names_every_key_of_the_config() -> None:
-    """"Every key of that file": each key of the schema stands in the Set-up block, at its
+    """ "Every key of that file": each key of the schema stands in the Set-up block, at its
     place in the nesting, so a key added to the schema must be added to the README too."""
     from bridge.config.schema import BridgeConfig
 

@@ -146,7 +146,7 @@ SUBHOOK_ALLOWED = (
     "bridge.subhooks.contain",
     "bridge.subhooks.matcher",
     "bridge.subhooks.runner",
-    "bridge.subhooks.select",
+    "bridge.subhooks.selection",
     "bridge.subhooks.spawn",
     "_ctypes",
     "errno",
