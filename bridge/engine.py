@@ -97,7 +97,7 @@ def selected(hooks: "Sequence[HookSpec]", event: "HookEvent") -> "list[tuple[Hoo
     """Every configured hook of the event, whether it applies, identical handlers once."""
     if not hooks:
         return []
-    from bridge.subhooks.select import select  # loaded only when there is a hook to match
+    from bridge.subhooks.selection import select  # loaded only when there is a hook to match
 
     subject = event.subject
     if subject is None:  # CC ignores matchers on this event: every group runs

@@ -6,21 +6,18 @@ import os
 import time
 
 from bridge.config.compiled import DEFAULT_DEADLINE
+from bridge.deadline import Expired, deadline
 from bridge.wire import answer
 from bridge.wire.answer import Answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the engine is imported once stdin holds an event; `typing` never is
-    import signal as _signal
     from collections.abc import Callable, Mapping
-    from types import FrameType
     from typing import IO, Any
 
     from bridge.config.compiled import AuditConfig, CompiledConfig
     from bridge.engine import Report
     from bridge.wire.event import HookEvent
-else:  # not `signal`: see bridge.subhooks.spawn
-    import _signal
 
 
 def failure_answer(event_name: "str | None", reason: str) -> "Answer":
@@ -51,75 +48,107 @@ def run(
     host: "str | None" = None,
 ) -> int:
     """`host`: the agent named by `ccbridge run --host`; None: told by the event itself."""
-    started = time.monotonic()
-    caller = host
-    event_name: str | None = None
-    report: Report | None = None
-    error: str | None = None
-    raw: dict[str, Any] | None = None
-    audit_settings: AuditConfig | None = None
-    crash_log: str | None = None
-    loaded: list[CompiledConfig] = []  # the config, once read: its audit settings hold
-
-    auditing: list[bool] = []
-
-    def hard_stop(why: str) -> None:
-        """The deadline's second stage: the answer first, then (when it was not the audit that
-        hung) the audit record, which the deadline bounds once more. The answer stays in CC's
-        dialect: its exit 2 with the reason on stderr blocks on every host."""
-        late = failure_answer(event_name, f"ccbridge: {why}; the call is refused")
-        quietly(lambda: os.write(1, late.stdout))
-        quietly(lambda: os.write(2, f"{late.stderr}\n".encode()) if late.stderr else None)
-        deadline.answered(late.exit_code)
-        if not auditing:
-            auditing.append(True)
-            settings = loaded[0].audit if loaded else None
-            _audit(None, event_name, started, f"deadline: {why}", late, raw, settings, env, stderr)
-
-    timed = deadline.arm(started, DEFAULT_DEADLINE, hard_stop)
+    call = _Call(time.monotonic(), host, env, stderr)
+    timed = deadline.arm(call.started, DEFAULT_DEADLINE, call.hard_stop)
     try:
-        try:  # the deadline may fire anywhere up to `judged()`, the handlers included
-            try:
-                from bridge.wire.event import EventError, read_event
-
-                try:
-                    event = read_event(stdin, host=host)
-                except EventError as problem:
-                    error = str(problem)
-                    result = (
-                        failure_answer(problem.event, f"ccbridge: {problem}")
-                        if problem.event == "PreSkillShellCommand"
-                        else answer.deny(f"ccbridge: {problem}")
-                    )
-                    caller = problem.host or host
-                else:
-                    event_name, raw, caller = event.name, dict(event.raw), event.host
-                    report = _judge(event, config, env, loaded)
-                    result, audit_settings = report.answer, report.config.audit
-                deadline.judged()
-            except Expired:
-                raise
-            except BaseException as problem:  # fail closed on our own bugs, never exit 1
-                error = f"{type(problem).__name__}: {problem}"
-                result = failure_answer(event_name, f"ccbridge internal error: {error}")
-                crash_log = _crash_log(problem, env, stderr)
-                audit_settings = loaded[0].audit if loaded else None
-                deadline.judged()
-        except Expired as expired:
-            error = f"deadline: {expired}"
-            result = failure_answer(event_name, f"ccbridge: {expired}; the call is refused")
-            audit_settings = loaded[0].audit if loaded else None
-        if caller is not None and caller != "claude-code":
-            result, raw = _in_dialect(caller, result, event_name, raw, stderr)
-        auditing.append(True)
-        _audit(
-            report, event_name, started, error, result, raw, audit_settings, env, stderr, crash_log
-        )
+        result = call.judged(config, stdin)
+        if call.caller is not None and call.caller != "claude-code":
+            result, call.raw = _in_dialect(call.caller, result, call.event_name, call.raw, stderr)
+        call.audit(result)
         emit(result, stdout, stderr)
     finally:
         if timed:
             deadline.disarm()
     return result.exit_code
+
+
+class _Call:
+    """What one hook call has learnt so far. The deadline's hard stop may fire at any point and
+    answers and audits from it, so each step writes here as soon as it knows."""
+
+    __slots__ = (
+        *("audited", "caller", "compiled", "crash_log", "env", "error", "event_name", "raw"),
+        *("report", "started", "stderr"),
+    )
+
+    def __init__(
+        self, started: float, host: "str | None", env: "Mapping[str, str]", stderr: "IO[str]"
+    ) -> None:
+        self.started, self.caller, self.env, self.stderr = started, host, env, stderr
+        self.event_name: str | None = None
+        self.raw: dict[str, Any] | None = None
+        self.report: Report | None = None
+        self.error: str | None = None
+        self.compiled: CompiledConfig | None = None  # once loaded, its audit settings hold
+        self.crash_log: str | None = None
+        self.audited = False
+
+    def judged(self, config: "str | None", stdin: "IO[bytes]") -> "Answer":
+        """The answer, whatever happens on the way: the deadline may expire anywhere up to
+        `deadline.judged()`, the handlers of our own failures included."""
+        try:
+            try:
+                result = self._judge(config, stdin)
+            except Expired:
+                raise
+            except BaseException as problem:  # fail closed on our own bugs, never exit 1
+                self.error = f"{type(problem).__name__}: {problem}"
+                result = failure_answer(self.event_name, f"ccbridge internal error: {self.error}")
+                self.crash_log = _crash_log(problem, self.env, self.stderr)
+            deadline.judged()
+        except Expired as expired:
+            self.error = f"deadline: {expired}"
+            result = failure_answer(self.event_name, f"ccbridge: {expired}; the call is refused")
+        return result
+
+    def _judge(self, config: "str | None", stdin: "IO[bytes]") -> "Answer":
+        from bridge.wire.event import EventError, read_event
+
+        try:
+            event = read_event(stdin, host=self.caller)
+        except EventError as problem:
+            self.error = str(problem)
+            self.caller = problem.host or self.caller
+            if problem.event == "PreSkillShellCommand":
+                return failure_answer(problem.event, f"ccbridge: {problem}")
+            return answer.deny(f"ccbridge: {problem}")
+        self.event_name, self.raw, self.caller = event.name, dict(event.raw), event.host
+        self.report = _judge(event, config, self.env, self)
+        return self.report.answer
+
+    def audit(self, result: "Answer", error: "str | None" = None) -> None:
+        """Once per call: the hard stop does not audit again what the call itself audited."""
+        if self.audited:
+            return
+        self.audited = True
+        settings = (
+            self.report.config.audit
+            if self.report is not None
+            else (self.compiled.audit if self.compiled is not None else None)
+        )
+        _audit(
+            self.report,
+            self.event_name,
+            self.started,
+            error or self.error,
+            result,
+            self.raw,
+            settings,
+            self.env,
+            self.stderr,
+            self.crash_log,
+        )
+
+    def hard_stop(self, why: str) -> None:
+        """The deadline's second stage: the answer first, then (when it was not the audit that
+        hung) the audit record, which the deadline bounds once more. The answer stays in CC's
+        dialect: its exit 2 with the reason on stderr blocks on every host."""
+        late = failure_answer(self.event_name, f"ccbridge: {why}; the call is refused")
+        quietly(lambda: os.write(1, late.stdout))
+        quietly(lambda: os.write(2, f"{late.stderr}\n".encode()) if late.stderr else None)
+        deadline.answered(late.exit_code)
+        self.report = None  # the record says what the hard stop did, not what was judged
+        self.audit(late, f"deadline: {why}")
 
 
 def _in_dialect(
@@ -161,10 +190,7 @@ def quietly(write: "Callable[[], object]") -> None:
 
 
 def _judge(
-    event: "HookEvent",
-    config: "str | None",
-    env: "Mapping[str, str]",
-    loaded: "list[CompiledConfig]",
+    event: "HookEvent", config: "str | None", env: "Mapping[str, str]", call: "_Call"
 ) -> "Report":
     from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Host, handle
@@ -174,7 +200,7 @@ def _judge(
     paths, _how = find_config(config, env, project)
     around = Surroundings(env, project)
     compiled = load(paths, Cache.of(env), around, wide=wide_layers(paths, env, config))
-    loaded.append(compiled)
+    call.compiled = compiled
     deadline.shorten(compiled.deadline)
     return handle(event, compiled, Host(env=env))
 
@@ -255,122 +281,3 @@ def hint_on_terminal(stdin: "IO[bytes]", stderr: "IO[str]", command: str) -> Non
                 f"a terminal; end it with Ctrl-D, or pipe one in: ccbridge {command} < event.json\n"
             )
         )
-
-
-# --- the deadline ------------------------------------------------------------------------------
-# ccbridge's own time bound: every call answers before Claude Code's hook timeout.
-#
-# A real-time interval timer (SIGALRM) interrupts whatever the call is doing when the deadline
-# passes: Python code (an endless policy loop), and blocking system calls (a read of a FIFO, a
-# `poll` for sub-hooks that never finish), which Python retries after a handler unless the handler
-# raises. The handler raises `Expired`, a BaseException so that a policy's `except Exception`
-# cannot swallow it; the sub-hook runner's cleanup kills every hook's process group on the way
-# out, and the caller denies the call with a reason and audits it.
-#
-# The timer then keeps running in a second stage: if the answer is not out `GRACE` seconds later
-# (the exception was swallowed by a bare `except:`, or the cleanup itself hung), the handler
-# writes the fail-closed answer, tries the audit record for at most `LAST` seconds more, and
-# ends the process. C code that neither returns to the interpreter nor fails its system calls
-# with EINTR (a C library that retries them) is beyond a signal handler: the size caps on what
-# ccbridge reads bound that work instead. Here, not in a module of its own: a module's import
-# costs a hook call as much as all of this code.
-#
-# `_signal`, not `signal`: the latter imports `enum`, which every hook call would pay for.
-
-# After the deadline (or after the judgement, once it is over), how long the answer and the
-# audit record may take before the process answers and ends without them.
-GRACE = 3.0
-LAST = 1.5
-
-
-class Expired(BaseException):
-    """The call's deadline passed while it was being judged."""
-
-    def __init__(self, seconds: float, doing: str) -> None:
-        super().__init__(f"no answer within its {seconds:g} s deadline ({doing})")
-        self.seconds, self.doing = seconds, doing
-
-
-class _Deadline:
-    """The call's one deadline: `deadline.arm(...)` and the rest, as the call sites read them."""
-
-    def __init__(self) -> None:
-        self.started = 0.0
-        self.seconds = DEFAULT_DEADLINE
-        self.stage = 0  # 0: judging (raise); 1: answering (hard stop); 2: stopping; -1: off
-        self.exit_code = 2  # of the hard stop's answer, once it is written
-        self.hard_stop: Callable[[str], None] | None = None
-        self.previous: Any = None  # the SIGALRM handler before ours
-
-    def arm(self, started: float, seconds: float, hard_stop: "Callable[[str], None]") -> bool:
-        """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer
-        can be set (not the main thread): the call then runs without one."""
-        try:
-            self.previous = _signal.signal(_signal.SIGALRM, _fired)
-        except (ValueError, AttributeError, OSError):
-            return False
-        self.started, self.seconds, self.stage, self.hard_stop = started, seconds, 0, hard_stop
-        _set(self.started + seconds - time.monotonic())
-        return True
-
-    def shorten(self, seconds: float) -> None:
-        """The config's deadline, counted from the same start; it may only come sooner."""
-        if self.stage != 0 or seconds >= self.seconds:
-            return
-        self.seconds = seconds
-        _set(self.started + seconds - time.monotonic())
-
-    def judged(self) -> None:
-        """The judgement is over: what is left of the deadline, plus GRACE, bounds the answer."""
-        if self.stage != 0:
-            return
-        self.stage = 1
-        _set(max(self.started + self.seconds - time.monotonic(), 0.0) + GRACE)
-
-    def disarm(self) -> None:
-        if self.stage == -1:
-            return
-        self.stage = -1
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-        previous = self.previous
-        _signal.signal(_signal.SIGALRM, previous if previous is not None else _signal.SIG_DFL)
-
-    def answered(self, exit_code: int) -> None:
-        """The hard stop wrote its answer: the process ends with this code, whatever follows."""
-        self.exit_code = exit_code
-
-
-# One object, not a class of functions around it: each class costs every hook call its making.
-deadline = _Deadline()
-
-
-def _set(seconds: float) -> None:
-    _signal.setitimer(_signal.ITIMER_REAL, max(seconds, 0.001))
-
-
-def _fired(_signum: int, frame: "FrameType | None") -> None:
-    clock = deadline
-    if clock.stage == 0:
-        clock.stage = 1
-        _set(GRACE)
-        raise Expired(clock.seconds, doing(frame))
-    if clock.stage == 1 and clock.hard_stop is not None:
-        clock.stage = 2
-        _set(LAST)
-        clock.hard_stop(f"no answer {clock.seconds:g} s + {GRACE:g} s after it started")
-        os._exit(clock.exit_code)
-    if clock.stage == 2:  # the hard stop's own audit record hung
-        os._exit(clock.exit_code)
-
-
-def doing(frame: "FrameType | None") -> str:
-    """What the call was at when the deadline passed: the sub-hooks, or the innermost function."""
-    innermost = frame
-    while frame is not None:
-        if frame.f_code.co_filename.endswith(os.path.join("subhooks", "runner.py")):
-            return "while its sub-hooks ran"
-        frame = frame.f_back
-    if innermost is None:
-        return "while judging"
-    code = innermost.f_code
-    return f"in {code.co_name} at {os.path.basename(code.co_filename)}:{innermost.f_lineno}"

@@ -6,8 +6,9 @@ import io
 import os
 import sys
 
+from bridge import CcbridgeError
 from bridge.hookcall import emit, hint_on_terminal, quietly, run
-from bridge.wire import answer
+from bridge.wire import HOSTS, answer
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -15,11 +16,9 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import IO, NoReturn
 
 RUN_USAGE = "usage: ccbridge run [--config FILE] [--host NAME]"
-# The agents `--host` names (bridge.wire.hosts.HOSTS, kept here so a CC call imports nothing).
-HOST_NAMES = ("claude-code", "codex", "cursor", "gemini", "grok")
 
 
-class UsageError(ValueError):
+class UsageError(CcbridgeError):
     pass
 
 
@@ -42,8 +41,8 @@ def parse_run_args(args: "Sequence[str]") -> "tuple[str | None, str | None]":
             raise UsageError(f"unexpected argument {item!r} ({RUN_USAGE})")
     if config == "":
         raise UsageError(f"--config needs a file ({RUN_USAGE})")
-    if host is not None and host not in HOST_NAMES:
-        raise UsageError(f"--host {host!r} is not one of {', '.join(HOST_NAMES)} ({RUN_USAGE})")
+    if host is not None and host not in HOSTS:
+        raise UsageError(f"--host {host!r} is not one of {', '.join(HOSTS)} ({RUN_USAGE})")
     return config, host
 
 

@@ -336,13 +336,13 @@ def _named(
     spec: Any, script: str, lang: str | None, wide: bool, project: str, home: str
 ) -> Iterator[tuple[str, Any, str]]:
     """What the script's text names (`hook_code`), and what those files name in turn."""
-    from bridge.shell.hookcode import loads, python_files
+    from bridge.shell.hookcode import loaded_by, python_files
 
     here = os.path.dirname(script)
     todo, seen, packages = [script], {script}, []
     while todo:
         current = todo.pop(0)
-        found = loads(current, lang, project, home, script)
+        found = loaded_by(current, lang, project, home, script)
         if isinstance(found, str):
             yield GAP, spec, f"the hook script {current} {found}: what it loads is not known"
             continue

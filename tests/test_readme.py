@@ -104,3 +104,44 @@ def test_the_readme_config_passes_check_and_lets_an_ordinary_command_through(
     dangerous = run("git push --force origin main")
     assert dangerous.returncode == 2
     assert b"[guard builtin:dangerous_shell]" in dangerous.stdout
+
+
+def _leaf_keys(schema: dict[str, object], node: dict[str, object], prefix: str) -> list[str]:
+    ref = node.get("$ref")
+    if isinstance(ref, str):
+        node = schema["$defs"][ref.rsplit("/", 1)[-1]]  # type: ignore[index]
+    for option in node.get("anyOf", []):  # type: ignore[attr-defined]
+        if "$ref" in option:
+            return _leaf_keys(schema, option, prefix)
+    properties = node.get("properties")
+    if not isinstance(properties, dict) or prefix == "hooks":
+        return [prefix]
+    return [
+        key
+        for name, child in properties.items()
+        for key in _leaf_keys(schema, child, f"{prefix}.{name}" if prefix else name)
+    ]
+
+
+def test_the_readme_names_every_key_of_the_config() -> None:
+    """ "Every key of that file": each key of the schema stands in the Set-up block, at its
+    place in the nesting, so a key added to the schema must be added to the README too."""
+    from bridge.config.schema import BridgeConfig
+
+    schema = BridgeConfig.model_json_schema()
+    block = readme_setup_config()
+    written = set()
+    section = ""
+    for line in block.splitlines():
+        key = re.match(r"(\s*)([a-z_]+):", line)
+        if key is None:
+            continue
+        if not key.group(1):
+            section = key.group(2)
+            written.add(section)
+            for inline in re.findall(r"([a-z_]+):", line.split(":", 1)[1].split("#")[0]):
+                written.add(f"{section}.{inline}")
+        elif section != "hooks":
+            written.add(f"{section}.{key.group(2)}")
+    missing = [key for key in _leaf_keys(schema, schema, "") if key not in written]
+    assert missing == []

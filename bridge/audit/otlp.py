@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import os
 import socket
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -175,7 +174,3 @@ def export_request(record: Mapping[str, Any], resource: Mapping[str, Any]) -> di
 
 def export_line(record: Mapping[str, Any], resource: Mapping[str, Any]) -> str:
     return json.dumps(export_request(record, resource), ensure_ascii=False, separators=(",", ":"))
-
-
-def environment_resource() -> dict[str, Any]:
-    return resource_attributes(os.environ)

@@ -8,10 +8,22 @@ import sys
 
 import click
 
-from bridge import __version__
+from bridge import CcbridgeError, __version__
+from bridge.wire import HOSTS
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Commands(click.Group):
+    """The one place a command's own error (bridge.CcbridgeError) becomes click's: its message
+    on stderr and exit 1, with no traceback."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except CcbridgeError as error:
+            raise click.ClickException(str(error)) from None
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ccbridge")
 def cli() -> None:
     """One Claude Code hook that runs your hooks through the DSH tool pipeline.
@@ -30,7 +42,14 @@ def cli() -> None:
     default=None,
     help="A ccbridge YAML file or a CC settings JSON file (its `hooks` key is used).",
 )
-def run(config: str | None) -> None:
+@click.option(
+    "--host",
+    type=click.Choice(HOSTS),
+    default=None,
+    help="The agent whose envelope stdin holds and whose dialect the answer takes "
+    "(default: told by the envelope itself).",
+)
+def run(config: str | None, host: str | None) -> None:
     """Judge one hook event read from stdin and print Claude Code's answer.
 
     \b
@@ -42,7 +61,9 @@ def run(config: str | None) -> None:
          <project>/.claude/ccbridge.local.yaml
          (<project> is $CLAUDE_PROJECT_DIR, else the event's cwd).
     Layers combine like CC settings: hooks and policies of every layer are added
-    together; defaults, audit and goals settings of a more specific layer override.
+    together. Layers only tighten: a more specific layer may tighten a defaults, audit
+    or goals setting, never loosen one a wider layer set (`ccbridge check` names each
+    refused line).
 
     \b
     Example:
@@ -56,7 +77,7 @@ def run(config: str | None) -> None:
     """
     from bridge.hookcall import run as run_event
 
-    sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ))
+    sys.exit(run_event(config, sys.stdin.buffer, sys.stdout.buffer, sys.stderr, os.environ, host))
 
 
 def _register() -> None:

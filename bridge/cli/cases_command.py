@@ -56,18 +56,12 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
     if init is not None:
         if len(paths) > 1:
             raise click.UsageError("--init takes one directory to create")
-        try:
-            target, written = cases.init(init, paths[0] if paths else None)
-        except cases.FixtureError as error:
-            raise click.ClickException(str(error)) from None
+        target, written = cases.init(init, paths[0] if paths else None)
         for path in written:
             say(f"wrote {path}")
         say(f"edit {written[0].name}, then record the answer: ccbridge test --update {target}")
         return
-    try:
-        selected = cases.select(paths, lambda: cases.project_root(os.environ))
-    except cases.FixtureError as error:
-        raise click.ClickException(str(error)) from None
+    selected = cases.select(paths, lambda: cases.project_root(os.environ))
     failed = 0
     for path in selected:
         try:

@@ -46,10 +46,7 @@ def uninstall(
     if host != "claude-code":
         from bridge.commands import agents
 
-        try:
-            where = agents.target(host, scope, os.environ, project_of(os.environ))
-        except installing.InstallError as error:
-            raise click.ClickException(str(error)) from None
+        where = agents.target(host, scope, os.environ, project_of(os.environ))
         uninstall_from(where, dry_run)
         return
     uninstall_from(target_of(scope, os.environ), dry_run)
@@ -59,16 +56,10 @@ def uninstall_from(where: installing.Target, dry_run: bool) -> None:
     """Take ccbridge out of `where` (any agent's settings file and its config layer)."""
     env = os.environ
     backup_path = installing.backup_file(env, where.settings)
-    try:
-        backup = installing.load_backup(backup_path)
-        plan = installing.plan_uninstall(
-            where,
-            backup,
-            installing.read_bytes(where.settings),
-            installing.read_bytes(where.config),
-        )
-    except installing.InstallError as error:
-        raise click.ClickException(str(error)) from None
+    backup = installing.load_backup(backup_path)
+    plan = installing.plan_uninstall(
+        where, backup, installing.read_bytes(where.settings), installing.read_bytes(where.config)
+    )
     if not plan.changed and backup is None:
         say(f"ccbridge is not installed in {where.settings}; nothing to change")
         return

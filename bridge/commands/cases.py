@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bridge import CcbridgeError
+
 EVENT_FILE = "event.json"
 EXPECTED_FILE = "expected.json"
 CONFIG_FILES = ("config.yaml", "settings.json")
@@ -64,7 +66,7 @@ _CALLER_ONLY = (
 )
 
 
-class FixtureError(ValueError):
+class FixtureError(CcbridgeError):
     """A case directory that cannot be run; the message names the file and what is wrong."""
 
 

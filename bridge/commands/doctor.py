@@ -658,7 +658,7 @@ def check_mods(files: Sequence[Path], env: Mapping[str, str], project: Path) -> 
     from bridge.commands import mods
 
     home = Path(env.get("HOME") or Path.home())
-    for level, topic, message in mods.check(files, env, home, project):
+    for level, topic, message in mods.findings(files, env, home, project):
         yield Finding(level, topic, message)  # type: ignore[arg-type]
 
 

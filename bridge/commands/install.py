@@ -29,6 +29,7 @@ from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from bridge import CcbridgeError
 from bridge.paths import state_dir
 from bridge.wire.event import SUBHOOK_EVENTS
 
@@ -42,7 +43,7 @@ CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_
 WIDE = 2**31 - 1  # YAML line width: a long command stays on one line, as it was written
 
 
-class InstallError(ValueError):
+class InstallError(CcbridgeError):
     """A settings or config file install cannot safely edit; the message says which and why."""
 
 

@@ -74,7 +74,7 @@ def _events(files: Sequence[Path]) -> dict[Path, dict[str, list[dict[str, Any]]]
     return out
 
 
-def check(
+def findings(
     files: Sequence[Path], env: Mapping[str, str], home: Path, project: Path
 ) -> Iterator[Note]:
     """`files`: the user, project and local settings files doctor reads."""

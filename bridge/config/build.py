@@ -17,6 +17,7 @@ import orjson
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from bridge import CcbridgeError
 from bridge.config.compiled import (
     MAX_CONFIG_BYTES,
     POLICY_KINDS,
@@ -64,7 +65,7 @@ SECTIONS: dict[Location, type[BaseModel]] = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(CcbridgeError):
     """A config file that cannot be used; the message names file, line and what was expected."""
 
 

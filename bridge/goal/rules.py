@@ -262,8 +262,3 @@ def parse_change(position: int, event: Any) -> Change:
         raise GoalError(
             Code.CORRUPT_LOG, f"change {position} in the goal log is malformed: {error.message}"
         ) from None
-
-
-def replay_events(events: Iterable[Any]) -> Goal | None:
-    """Replay raw `goal/change` events (as decoded from JSON)."""
-    return replay(parse_change(position, event) for position, event in enumerate(events, 1))

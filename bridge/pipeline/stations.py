@@ -1,8 +1,14 @@
 """The stations of one tool call, as pure functions over listeners the host supplies.
 
 `decide` runs pre-execute, approval and guards (all a hook host like Claude Code needs before
-the tool runs); `finish` runs post-execute and the observers on a result; `run_tool` is the whole
-pipeline for a host that executes its own tools in-process. Each returns a trace of `Step`s.
+the tool runs); `finish` runs post-execute and the observers on a result. Each returns a trace
+of `Step`s.
+
+`run_tool`, with `CancelSignal` and the execute waterfall, is DSH's execute stage, kept for the
+spec (docs/spec/dsh-pipeline.md): every agent ccbridge serves runs its tools itself, so ccbridge
+never calls it, but it is the one place the stations stand whole, and the pipeline's laws (a
+denial becomes an `Error:` result that still flows through post-execute and the observers; a
+throwing wrapper fails closed) are tested through it (tests/pipeline/test_trace.py).
 """
 
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.

@@ -10,6 +10,7 @@ import sys
 from importlib._bootstrap import module_from_spec
 from importlib._bootstrap_external import spec_from_file_location
 
+from bridge import CcbridgeError
 from bridge.wire.digest import sha256_hex  # not hashlib: OpenSSL costs a hook call ~2 ms
 
 TYPE_CHECKING = False
@@ -18,7 +19,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from typing import Any
 
 
-class PolicyLoadError(ValueError):
+class PolicyLoadError(CcbridgeError):
     pass
 
 

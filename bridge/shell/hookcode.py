@@ -251,7 +251,7 @@ NODE_BUILTINS = frozenset(
 )
 
 
-def loads(
+def loaded_by(
     path: str, lang: str | None, project: str, home: str, script: str | None = None
 ) -> list[Load] | str:
     """What the file at `path` names to load, or why it cannot be read. `script`: the script

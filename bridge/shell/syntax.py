@@ -36,7 +36,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
     T = TypeVar("T")
 
-MAX_DEPTH = 32
+MAX_NESTING = 32
 WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash"})
 
@@ -339,8 +339,8 @@ def _starts_command(tokens: "list[_Token]") -> bool:
 
 class _Lexer:
     def __init__(self, source: str, start: int, depth: int) -> None:
-        if depth > MAX_DEPTH:
-            raise _CannotParse(f"nested more than {MAX_DEPTH} levels deep")
+        if depth > MAX_NESTING:
+            raise _CannotParse(f"nested more than {MAX_NESTING} levels deep")
         self.s = source
         self.i = start
         self.depth = depth

@@ -7,6 +7,8 @@ import os
 import re
 from fnmatch import fnmatchcase
 
+from bridge import CcbridgeError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Mapping
@@ -16,7 +18,7 @@ _RULE = re.compile(r"\s*([A-Za-z0-9_\-]+)\s*(?:\((.*)\))?\s*", re.DOTALL)
 _PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
-class IfRuleError(ValueError):
+class IfRuleError(CcbridgeError):
     pass
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bridge import CcbridgeError
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from collections.abc import Callable
@@ -12,7 +14,7 @@ _EXACT_LIST_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 _compiled: dict[str | None, Callable[[str], bool]] = {}  # one per matcher of the config
 
 
-class MatcherError(ValueError):
+class MatcherError(CcbridgeError):
     pass
 
 

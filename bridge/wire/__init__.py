@@ -4,6 +4,12 @@ The vocabulary every host's parser shares (bridge.wire.event for CC's own envelo
 bridge.wire.hosts for the other agents') lives here, below both, so neither imports the other
 back."""
 
+from bridge import CcbridgeError
+
+# The agents ccbridge speaks to (`ccbridge run --host NAME`); each but claude-code is a module of
+# bridge.wire.hosts. Here, not there: `ccbridge run` checks the name without importing the hosts.
+HOSTS = ("claude-code", "codex", "cursor", "gemini", "grok")
+
 # Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
 # event is refused with the closest of these.
 CC_EVENTS = frozenset(
@@ -32,7 +38,7 @@ READ_ONLY_TOOLS = frozenset(
 )
 
 
-class EventError(ValueError):
+class EventError(CcbridgeError):
     """Stdin did not hold a hook event we can judge; the message says why. `host`: the agent
     whose envelope it was, when that much was told (its refusal is answered in its dialect)."""
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 MAX_EVENT_BYTES = 16 * 1024 * 1024
 # JSON nested deeper than this is refused: the pipeline and the audit walk it recursively
 # and no real tool input comes near it.
-MAX_DEPTH = 200
+MAX_JSON_DEPTH = 200
 
 TOOL_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"})
 # The one place saying which events' sub-hooks `ccbridge run` runs, each with the event field
@@ -176,8 +176,8 @@ def parse_event(data: bytes, host: "str | None" = None) -> "HookEvent":
     if not isinstance(raw, dict):
         raise EventError(f"hook event must be a JSON object, got {type(raw).__name__}")
     # Fewer brackets than the cap (the usual event) cannot nest past it: skip the walk.
-    if data.count(b"[") + data.count(b"{") > MAX_DEPTH and deeper_than(raw, MAX_DEPTH):
-        raise EventError(f"hook event is nested deeper than the {MAX_DEPTH}-level cap")
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and deeper_than(raw, MAX_JSON_DEPTH):
+        raise EventError(f"hook event is nested deeper than the {MAX_JSON_DEPTH}-level cap")
     caller = "claude-code"
     if (host is not None and host != caller) or (host is None and _foreign(raw)):
         from bridge.wire.hosts import translate

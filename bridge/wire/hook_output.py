@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bridge.subhooks.verdict import HookRun, Verdict
 from bridge.wire import jsonio
-from bridge.wire.event import MAX_DEPTH, deeper_than
+from bridge.wire.event import MAX_JSON_DEPTH, deeper_than
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -81,8 +81,8 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
         raise ValueError(f"malformed JSON at line {error.lineno} column {error.colno}") from None
     if not isinstance(payload, dict):
         raise ValueError("JSON output is not an object")
-    if deeper_than(payload, MAX_DEPTH):
-        raise ValueError(f"JSON output is nested deeper than the {MAX_DEPTH}-level cap")
+    if deeper_than(payload, MAX_JSON_DEPTH):
+        raise ValueError(f"JSON output is nested deeper than the {MAX_JSON_DEPTH}-level cap")
     specific = payload.get("hookSpecificOutput")
     if specific is None:
         specific = {}

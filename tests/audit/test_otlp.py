@@ -29,7 +29,7 @@ def sandbox(tmp_path: Path) -> Sandbox:
 
 def plain(value: AnyValue) -> Any:
     kind = value.WhichOneof("value")
-    if kind == "intValue" or kind == "int_value":
+    if kind == "int_value":
         return value.int_value
     return getattr(value, kind) if kind else None
 

@@ -38,7 +38,7 @@ def test_a_current_claude_supports_on_failure(fp: FakeProcess, claude: dict[str,
         ("ok", "claude"),
         ("ok", "onFailure"),
     ]
-    assert fp.calls[0][1:] == ["--version"]
+    assert list(fp.calls[0])[1:] == ["--version"]
 
 
 def test_an_old_claude_is_told_to_upgrade(fp: FakeProcess, claude: dict[str, str]) -> None:

@@ -12,8 +12,7 @@ import pytest
 import yaml
 
 from bridge.commands import install as installing
-
-from .conftest import Sandbox
+from tests.support.sandbox import Sandbox
 
 CODEX_HOOKS = {
     "hooks": {
@@ -23,7 +22,7 @@ CODEX_HOOKS = {
         "SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}],
     }
 }
-GEMINI_SETTINGS = {
+GEMINI_SETTINGS: dict[str, Any] = {
     "model": {"name": "gemini-2.5-pro"},
     "hooks": {
         "BeforeTool": [

@@ -17,7 +17,7 @@ def test_an_edit_keeping_size_and_mtime_is_not_served_from_the_cache(tmp_path: P
     path = tmp_path / "ccbridge.yaml"
     path.write_text(HOOK.format(command="one.sh"))
     assert load([path], cache).hooks["PreToolUse"][0].command == "one.sh"
-    assert len(list(cache.directory.iterdir())) == 1  # compiled and cached
+    assert len(list(Path(cache.directory).iterdir())) == 1  # compiled and cached
     before = path.stat()
     path.write_text(HOOK.format(command="two.sh"))  # as long as before
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))

@@ -59,7 +59,7 @@ class World:
     def kept(self) -> dict[str, bytes | None]:
         """Every file the wall keeps whose bytes must not change (ccbridge's own writes to its
         state and cache aside, which `foreign` checks)."""
-        files = [
+        files: list[Path | str] = [
             self.home / ".claude" / "ccbridge.yaml",
             self.home / ".claude" / "settings.json",
             self.home / ".claude" / "settings.local.json",
@@ -71,8 +71,8 @@ class World:
             *PLANTED.values(),
         ]
         found: dict[str, bytes | None] = {}
-        for path in files:
-            path = self.home / ".claude" / path if isinstance(path, str) else path
+        for item in files:
+            path = self.home / ".claude" / item if isinstance(item, str) else item
             found[str(path)] = path.read_bytes() if path.is_file() else None
         return found
 

@@ -27,7 +27,7 @@ MUTANTS = (
         "bridge/subhooks/spec.py",
         "return (self.type, self.command, self.args, self.shell, self.if_rule)",
         "return (self.type, self.command, self.shell, self.if_rule)",
-        ("tests/subhooks/test_handler_identity.py", "tests/subhooks/test_select.py"),
+        ("tests/subhooks/test_handler_identity.py", "tests/subhooks/test_selection.py"),
         "exec-form handlers with other args are other handlers",
     ),
     Mutant(
@@ -141,7 +141,7 @@ MUTANTS = (
         "bridge/subhooks/spec.py",
         'on_failure="ignore" if all(c.on_failure == "ignore" for c in copies) else "block"',
         'on_failure="ignore" if any(c.on_failure == "ignore" for c in copies) else "block"',
-        ("tests/subhooks/test_select.py",),
+        ("tests/subhooks/test_selection.py",),
         "identical handlers run with the strictest settings of their copies",
     ),
     Mutant(

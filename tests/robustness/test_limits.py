@@ -1,6 +1,6 @@
 """Point 6: every documented cap holds, and going over one is a deny whose reason names it.
 
-Caps: stdin size (MAX_EVENT_BYTES), JSON nesting (MAX_DEPTH), sub-hook output per stream
+Caps: stdin size (MAX_EVENT_BYTES), JSON nesting (MAX_JSON_DEPTH), sub-hook output per stream
 (`defaults.output_cap`), matching sub-hooks (`defaults.max_hooks`), sub-hook run time
 (`timeout`, itself capped at MAX_HOOK_TIMEOUT in the config).
 """
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from bridge.config.schema import MAX_HOOK_TIMEOUT
-from bridge.wire.event import MAX_DEPTH, MAX_EVENT_BYTES
+from bridge.wire.event import MAX_EVENT_BYTES, MAX_JSON_DEPTH
 from tests.support.sandbox import Outcome, Sandbox, encode, matching, pre_tool_use
 
 
@@ -63,10 +63,10 @@ def deep(depth: int) -> bytes:
 
 def test_nesting_at_the_cap_is_judged_over_it_is_denied(sandbox: Sandbox) -> None:
     config = passing_config(sandbox)
-    assert sandbox.call(config, deep(MAX_DEPTH)).decision == "none"
+    assert sandbox.call(config, deep(MAX_JSON_DEPTH)).decision == "none"
     denied(
-        sandbox.call(config, deep(MAX_DEPTH + 1)),
-        f"nested deeper than the {MAX_DEPTH}-level cap",
+        sandbox.call(config, deep(MAX_JSON_DEPTH + 1)),
+        f"nested deeper than the {MAX_JSON_DEPTH}-level cap",
     )
 
 

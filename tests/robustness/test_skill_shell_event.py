@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 from tests.support.sandbox import Outcome, Sandbox, examples
 
-GUARDS = {"policies": {"guards": ["builtin:dangerous_shell", "builtin:protect_paths"]}}
+GUARDS: dict[str, Any] = {
+    "policies": {"guards": ["builtin:dangerous_shell", "builtin:protect_paths"]}
+}
 
 
 def skill_event(command: Any, project: Path, **fields: Any) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bridge.config.compiled import DEFAULT_DEADLINE
-from bridge.hookcall import GRACE
+from bridge.deadline import GRACE
 from bridge.shell.syntax import MAX_COMMAND_CHARS
 from tests.support.sandbox import Outcome, Sandbox, encode, matching, pre_tool_use
 

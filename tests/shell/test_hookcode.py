@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.shell import syntax
-from bridge.shell.hookcode import Load, Run, argv_runs, language, loads, runs
+from bridge.shell.hookcode import Load, Run, argv_runs, language, loaded_by, runs
 from bridge.shell.syntax import SHELLS
 
 NAMES = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=8)
@@ -106,5 +106,5 @@ def test_python_imports_are_read_by_their_top_level_names(tmp_path: Path) -> Non
         "import os.path, json as j\nfrom yaml.loader import X\nfrom . import sibling\n"
         "    import lazy\nx = 'import not_code'\n"
     )
-    found = loads(str(script), "python", "/p", "/h")
+    found = loaded_by(str(script), "python", "/p", "/h")
     assert found == [Load(n, "module") for n in ("os", "json", "yaml", "lazy")]

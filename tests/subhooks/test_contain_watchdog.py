@@ -96,7 +96,7 @@ def test_a_descriptor_that_closes_mid_listing_is_listed_again(
 ) -> None:
     """The first readlink finds its entry gone (as fd 3 of a shell whose loader just closed
     it): the listing is taken again instead of the error escaping."""
-    real, failed = os.readlink, []
+    real, failed = os.readlink, list[str]()
 
     def readlink(path: str) -> str:
         if not failed:

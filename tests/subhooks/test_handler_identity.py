@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bridge.subhooks.select import select
+from bridge.subhooks.selection import select
 from bridge.subhooks.spec import HookSpec
 from tests.support.sandbox import Sandbox, encode, matching, pre_tool_use
 

@@ -85,7 +85,7 @@ def test_closing_a_hook_kills_it_and_stops_watching_all_it_had(
     assert (item.pidfd is not None) is with_pidfd
     try:
         watch = runner._watch_all([item])  # no data: stdin is closed before the others
-        assert (item.stdin is None) is not data
+        assert (item.stdin is None) is not bool(data)
         before = time.monotonic()
         runner._close(watch, item)
         assert watch._owners == {}

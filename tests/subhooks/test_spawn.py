@@ -122,7 +122,7 @@ def test_descriptor_3_is_the_first_that_is_closed() -> None:
     try:
         closes = spawn.inherited()
         assert (os.POSIX_SPAWN_CLOSE, 3) in closes
-        assert not {fd for _action, fd in closes} & {0, 1, 2}
+        assert not {action[1] for action in closes} & {0, 1, 2}
     finally:
         os.close(mine)
         if held is None:

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from bridge.wire.event import (
-    MAX_DEPTH,
     MAX_EVENT_BYTES,
+    MAX_JSON_DEPTH,
     EventError,
     HookEvent,
     deeper_than,
@@ -134,8 +134,8 @@ def test_the_depth_cap_counts_the_event_object_itself(open_close: tuple[bytes, b
     def event(inner: int) -> bytes:
         return b'{"hook_event_name":"Stop","x":' + opening * inner + b"1" + closing * inner + b"}"
 
-    assert parse_event(event(MAX_DEPTH - 1)).name == "Stop"
-    assert refusal(event(MAX_DEPTH)) == "hook event is nested deeper than the 200-level cap"
+    assert parse_event(event(MAX_JSON_DEPTH - 1)).name == "Stop"
+    assert refusal(event(MAX_JSON_DEPTH)) == "hook event is nested deeper than the 200-level cap"
 
 
 def test_many_brackets_that_do_not_nest_are_read() -> None:

@@ -248,7 +248,7 @@ class Judge:
         return None if isinstance(script, Unparseable) else self.script(script, place)
 
     def code(self, code: str, place: Place) -> str | None:
-        from bridge.shell.code import code_objection  # its patterns: only for interpreters
+        from bridge.shell.inline_code import code_objection  # its patterns: only for interpreters
 
         if device := _opened_device(code):
             return f"writes straight to the block device {device}, destroying its filesystem"

@@ -903,7 +903,7 @@ class _Bash:
         shown = _show(command)
         if source.kind not in ("inline", "stdin") or self.depth > 4:
             return None
-        from bridge.shell.code import code_objection
+        from bridge.shell.inline_code import code_objection
 
         self.depth += 1
         try:

@@ -9,7 +9,7 @@ like Claude Code's here.
 
 from __future__ import annotations
 
-from bridge.wire import CC_EVENTS, EventError
+from bridge.wire import CC_EVENTS, HOSTS, EventError
 from bridge.wire.answer import DENY_EXIT, Answer
 
 TYPE_CHECKING = False
@@ -17,9 +17,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
-CLAUDE_CODE = "claude-code"
-# `ccbridge run --host NAME` accepts these; each but claude-code is a module of this package.
-HOSTS = (CLAUDE_CODE, "codex", "cursor", "gemini", "grok")
+CLAUDE_CODE = HOSTS[0]
 
 # Cursor's own event names (hooks.json); a CC-registered hook may also get CC's names.
 CURSOR_EVENTS = frozenset(
@@ -148,10 +146,6 @@ def required_tool(raw: Mapping[str, Any], host: str, event: str) -> tuple[str, d
     if not isinstance(tool_input, dict):
         raise EventError(f"{host} {event} event has no tool_input object")
     return name, tool_input
-
-
-def decision_only(result: Answer, keep: tuple[str, ...]) -> dict[str, Any]:
-    return {key: value for key, value in result.payload.items() if key in keep}
 
 
 def jsonish(value: Any) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.subhooks.fold import Judged, fold
-from bridge.subhooks.select import select
+from bridge.subhooks.selection import select
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import Verdict
 
