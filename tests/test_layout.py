@@ -220,3 +220,19 @@ def test_no_module_of_the_package_is_named_as_a_standard_library_module() -> Non
         or (path.name == "__init__.py" and path.parent.name in sys.stdlib_module_names)
     )
     assert shadows == []
+
+
+LONGEST_FUNCTION = 72  # lines from its `def`, its docstring included (a click command's options
+# are its decorators, read as a table, not counted)
+
+
+def test_no_function_is_longer_than_a_screen() -> None:
+    """A function a reader can hold at once: past this, split it by what its parts do."""
+    long = []
+    for name, path in module_names(PACKAGE).items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = (node.end_lineno or node.lineno) - node.lineno + 1
+                if size > LONGEST_FUNCTION:
+                    long.append(f"{name}.{node.name}: {size} lines")
+    assert long == []

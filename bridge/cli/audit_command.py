@@ -85,6 +85,17 @@ def unsent(env: Mapping[str, str]) -> None:
         say(f"not in the log, as {never_sent_message(event, where)}")
 
 
+def _window(since: str | None, until: str | None) -> tuple[datetime | None, datetime | None]:
+    now = datetime.now(UTC)
+    try:
+        return (
+            parse_when(since, now) if since else None,
+            parse_when(until, now) if until else None,
+        )
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+
+
 @click.command()
 @click.option("--session", help="Only this session id.")
 @click.option("--tool", help="Only this tool name (e.g. Bash).")
@@ -155,12 +166,7 @@ def audit(
         )
     as_json = as_json or fmt == "json"
     env = os.environ
-    now = datetime.now(UTC)
-    try:
-        start = parse_when(since, now) if since else None
-        end = parse_when(until, now) if until else None
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    start, end = _window(since, until)
     path, keep = log_location(file, env, project_of(env))
     if file and not path.is_file():
         raise click.ClickException(f"{file}: no such file")
@@ -172,31 +178,34 @@ def audit(
     if (as_gaps or as_summary) and not as_json:
         unsent(env)
     if as_gaps:
-        found = gaps(records)
-        if as_json:
-            say(json.dumps(found, indent=2))
-        else:
-            say(f"{len(found)} tool call(s) without a PreToolUse verdict in {path}")
-            for item in found:
-                say(
-                    f"  {item['ts']}  {item['tool']}  {item['tool_use_id']}  "
-                    f"{dim('session ' + str(item['session']))}"
-                )
-        if found:
-            raise SystemExit(1)
-        return
-    if as_summary:
+        _print_gaps(records, path, as_json)
+    elif as_summary:
         data = summary(records)
         say(json.dumps(data, indent=2) if as_json else "\n".join(render_summary(data)))
-        return
-    if fmt == "otlp-json":
+    elif fmt == "otlp-json":
         from bridge.audit.otlp import export_line, resource_attributes
 
         resource = resource_attributes(env)
         for record in records:
             say(export_line(record, resource))
-        return
-    for record in records:
-        say(json.dumps(record, ensure_ascii=False) if as_json else render_record(record))
-    if not records and not as_json:
-        say(dim(f"no matching records in {path}"), err=True)
+    else:
+        for record in records:
+            say(json.dumps(record, ensure_ascii=False) if as_json else render_record(record))
+        if not records and not as_json:
+            say(dim(f"no matching records in {path}"), err=True)
+
+
+def _print_gaps(records: list[dict[str, Any]], path: Path, as_json: bool) -> None:
+    """The tool calls without a PreToolUse verdict; exit 1 when there is one."""
+    found = gaps(records)
+    if as_json:
+        say(json.dumps(found, indent=2))
+    else:
+        say(f"{len(found)} tool call(s) without a PreToolUse verdict in {path}")
+        for item in found:
+            say(
+                f"  {item['ts']}  {item['tool']}  {item['tool_use_id']}  "
+                f"{dim('session ' + str(item['session']))}"
+            )
+    if found:
+        raise SystemExit(1)

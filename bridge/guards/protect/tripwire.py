@@ -27,7 +27,9 @@ from bridge.shell.syntax import SHELLS, pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping
+
+    Codes = Iterator[tuple[str, str | None]]
 
     from bridge.shell.syntax import SimpleCommand
 
@@ -215,7 +217,18 @@ def codes(
 ) -> Iterator[tuple[str, str | None]]:
     """Code the command hands to something that runs it, as (what, code); code None when it
     is only known at run time."""
-    argv, name, words = command.argv, command.name, command.words
+    yield from _environment_codes(command, assignments)
+    if _reads_code_from_stdin(command.name, command.argv):
+        yield from _stdin_code(command, command.name)
+    reader = _CODE_READERS.get(command.name)
+    if reader is not None:
+        yield from reader(command.name, command.argv, command)
+
+
+def _environment_codes(command: SimpleCommand, assignments: Mapping[str, str | None]) -> Codes:
+    """Code in variables a program runs (`GIT_SSH_COMMAND`, `git -c` through `GIT_CONFIG_*`), a
+    wrapper's string (`watch 'cmd'`) and `env -S`, whatever the program."""
+    argv, words = command.argv, command.words
     for variable, value in assignments.items():
         if (
             variable in CODE_VARIABLES
@@ -235,74 +248,114 @@ def codes(
                     yield "env -S", option.split("=", 1)[1]
                 elif option.startswith("-S") and len(option) > 2:
                     yield "env -S", option[2:]
-    if name == "trap":
-        i = skip_options(argv, 1, frozenset())
-        if i < len(argv) and "-p" not in argv and "-l" not in argv:
-            yield "trap", None if i in command.dynamic else argv[i]
-    elif name == "coproc" and len(argv) > 1:
+
+
+def _trap_codes(_name: str, argv: tuple[str, ...], command: SimpleCommand) -> Codes:
+    i = skip_options(argv, 1, frozenset())
+    if i < len(argv) and "-p" not in argv and "-l" not in argv:
+        yield "trap", None if i in command.dynamic else argv[i]
+
+
+def _coproc_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    if len(argv) > 1:
         import shlex
 
         inner = [w for w in argv[1:] if w not in ("{", "}")]  # `coproc NAME { ...; }`
         yield "coproc", shlex.join(inner)
         if len(inner) > 1:
             yield "coproc", shlex.join(inner[1:])
-    elif name in ("mapfile", "readarray"):
-        for option, value in pairs(argv):
-            if option == "-C":
-                yield f"{name} -C", value
-    elif _reads_code_from_stdin(name, argv):
-        yield from _stdin_code(command, name)
-    elif name == "sed":
-        for text in _sed_scripts(argv):
-            for found in _SED_EXEC.finditer(text):
-                yield "sed e", found[1] if found[1] else None
-    elif name in ("awk", "gawk", "mawk", "nawk"):
-        for text in argv[1:]:
-            for found in _AWK_CODE.finditer(text):
-                literal = next((g for g in found.groups() if g), None)
-                yield f"{name} system", literal
-    elif name in ("make", "gmake"):
-        for i, word in enumerate(argv[1:], 1):
-            if word.startswith("--eval="):
-                yield "make --eval", word.split("=", 1)[1]
-            elif word in ("--eval", "-E") and i + 1 < len(argv):
-                yield "make --eval", argv[i + 1]
-            elif word.startswith("-E") and len(word) > 2:
-                yield "make --eval", word[2:]
-    elif name == "git":
-        yield from _git_codes(argv, command)
-    elif name == "tmux":
-        yield from _tmux_codes(argv)
-    elif name in ("screen", "byobu"):
-        i = skip_options(argv, 1, frozenset({"-S", "-c", "-e", "-p", "-T", "-t", "-X"}))
-        if i < len(argv):
-            import shlex
 
-            yield name, shlex.join(argv[i:])
-    elif name in ("gdb", "lldb"):
-        for i, word in enumerate(argv[1:], 1):
-            value = None
-            if word in ("-ex", "--ex", "-iex", "-eval-command", "--eval-command", "-o", "-O"):
-                value = argv[i + 1] if i + 1 < len(argv) else ""
-            elif word.startswith(("--eval-command=", "-eval-command=")):
-                value = word.split("=", 1)[1]
-            if value is not None:
-                text = value.strip()
-                head, _, rest = text.partition(" ")
-                if text.startswith("!"):  # `!cmd` and `! cmd`
-                    yield f"{name} -ex", text[1:]
-                else:
-                    yield f"{name} -ex", rest if head in ("shell", "platform") else None
-    elif name == "zip":
-        for option, value in pairs(argv):
-            if option in ("-TT", "--unzip-command"):
-                yield "zip -TT", value
-    elif name in ("tar", "bsdtar"):
-        for i, word in enumerate(argv[1:], 1):
-            if word.startswith(_TAR_CODE):
-                option, equals, value = word.partition("=")
-                value = value if equals else (argv[i + 1] if i + 1 < len(argv) else "")
-                yield f"tar {option}", value.removeprefix("exec=") or None
+
+def _mapfile_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for option, value in pairs(argv):
+        if option == "-C":
+            yield f"{name} -C", value
+
+
+def _sed_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for text in _sed_scripts(argv):
+        for found in _SED_EXEC.finditer(text):
+            yield "sed e", found[1] if found[1] else None
+
+
+def _awk_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for text in argv[1:]:
+        for found in _AWK_CODE.finditer(text):
+            literal = next((g for g in found.groups() if g), None)
+            yield f"{name} system", literal
+
+
+def _make_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for i, word in enumerate(argv[1:], 1):
+        if word.startswith("--eval="):
+            yield "make --eval", word.split("=", 1)[1]
+        elif word in ("--eval", "-E") and i + 1 < len(argv):
+            yield "make --eval", argv[i + 1]
+        elif word.startswith("-E") and len(word) > 2:
+            yield "make --eval", word[2:]
+
+
+def _screen_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    i = skip_options(argv, 1, frozenset({"-S", "-c", "-e", "-p", "-T", "-t", "-X"}))
+    if i < len(argv):
+        import shlex
+
+        yield name, shlex.join(argv[i:])
+
+
+def _debugger_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for i, word in enumerate(argv[1:], 1):
+        value = None
+        if word in ("-ex", "--ex", "-iex", "-eval-command", "--eval-command", "-o", "-O"):
+            value = argv[i + 1] if i + 1 < len(argv) else ""
+        elif word.startswith(("--eval-command=", "-eval-command=")):
+            value = word.split("=", 1)[1]
+        if value is not None:
+            text = value.strip()
+            head, _, rest = text.partition(" ")
+            if text.startswith("!"):  # `!cmd` and `! cmd`
+                yield f"{name} -ex", text[1:]
+            else:
+                yield f"{name} -ex", rest if head in ("shell", "platform") else None
+
+
+def _zip_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for option, value in pairs(argv):
+        if option in ("-TT", "--unzip-command"):
+            yield "zip -TT", value
+
+
+def _tar_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    for i, word in enumerate(argv[1:], 1):
+        if word.startswith(_TAR_CODE):
+            option, equals, value = word.partition("=")
+            value = value if equals else (argv[i + 1] if i + 1 < len(argv) else "")
+            yield f"tar {option}", value.removeprefix("exec=") or None
+
+
+def _git(_name: str, argv: tuple[str, ...], command: SimpleCommand) -> Codes:
+    return _git_codes(argv, command)
+
+
+def _tmux(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    return _tmux_codes(argv)
+
+
+# The programs that take code in an option or an argument of their own, and how to read it.
+_CODE_READERS: dict[str, Callable[[str, tuple[str, ...], SimpleCommand], Codes]] = {
+    "trap": _trap_codes,
+    "coproc": _coproc_codes,
+    **dict.fromkeys(("mapfile", "readarray"), _mapfile_codes),
+    "sed": _sed_codes,
+    **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk_codes),
+    **dict.fromkeys(("make", "gmake"), _make_codes),
+    "git": _git,
+    "tmux": _tmux,
+    **dict.fromkeys(("screen", "byobu"), _screen_codes),
+    **dict.fromkeys(("gdb", "lldb"), _debugger_codes),
+    "zip": _zip_codes,
+    **dict.fromkeys(("tar", "bsdtar"), _tar_codes),
+}
 
 
 def _reads_code_from_stdin(name: str, argv: tuple[str, ...]) -> bool:
