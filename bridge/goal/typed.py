@@ -106,8 +106,8 @@ def _why_not_typed(entry: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _is_queued(attachment: Any, prompt: PromptRef) -> bool:
-    if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+def _is_queued(attachment: Mapping[str, Any], prompt: PromptRef) -> bool:
+    if attachment.get("type") != "queued_command":
         return False
     text = _text(attachment.get("prompt"))
     return text is not None and digest(text) == prompt.digest
@@ -119,7 +119,7 @@ def judge_entries(entries: Iterable[Mapping[str, Any]], prompt: PromptRef) -> st
     for entry in entries:
         if entry.get("type") == "attachment":
             attachment = entry.get("attachment")
-            if not _is_queued(attachment, prompt):
+            if not isinstance(attachment, dict) or not _is_queued(attachment, prompt):
                 continue
             # Folded into the running turn: typed only when marked as a person's.
             kind = _origin_kind(attachment)
@@ -129,7 +129,8 @@ def judge_entries(entries: Iterable[Mapping[str, Any]], prompt: PromptRef) -> st
             continue
         if entry.get("type") != "user" or entry.get("promptId") != prompt.prompt_id:
             continue
-        text = _text((entry.get("message") or {}).get("content"))
+        message = entry.get("message")
+        text = _text(message.get("content")) if isinstance(message, dict) else None
         if text is None or digest(text) != prompt.digest:
             continue
         why = _why_not_typed(entry)

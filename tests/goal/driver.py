@@ -58,6 +58,8 @@ class SessionDriver:
     tool_uses: int = field(default=0)
     # False plays a call that Claude Code refused after the hook's answer: no PostToolUse.
     runs: bool = True
+    # The prompt_id of the person's latest prompt (a notice reuses it).
+    prompt_id: str = ""
 
     @property
     def transcript(self) -> Path:
@@ -82,7 +84,7 @@ class SessionDriver:
     def prompt(self, text: str = "please work on it", source: str = "typed") -> str:
         """A person's prompt: the hook event, then the entry Claude Code writes for it after
         the hook (the shape of Claude Code 2.1.332 to 2.1.335's `user` entries)."""
-        prompt_id = str(uuid.uuid4())
+        prompt_id = self.prompt_id = str(uuid.uuid4())
         cc.on_user_prompt(
             self._event("UserPromptSubmit", prompt=text, prompt_id=prompt_id), self.settings
         )
