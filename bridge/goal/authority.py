@@ -8,10 +8,16 @@ from enum import StrEnum
 
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Action, Goal
+from bridge.goal.typed import PromptRef
 
 
 class SourceKind(StrEnum):
+    # A prompt Claude Code submitted as the user's (UserPromptSubmit). The host hands it to
+    # `authorize` as human only once Claude Code's transcript shows a person typed it
+    # (`GoalHost.judge`); until then, and when it does not, it counts as a delivery.
     HUMAN = "human"
+    # A prompt Claude Code delivered by itself (a task notice, a wake-up, ...): never human.
+    DELIVERY = "delivery"
     CONTINUATION = "continuation"
     PLUGIN = "plugin"
 
@@ -24,10 +30,16 @@ class Source:
     goal_id: str | None = None
     revision: int | None = None
     round: int | None = None
+    # For a prompt: which one (its prompt_id and text digest), to be found in the transcript.
+    prompt: PromptRef | None = None
 
     @classmethod
-    def human(cls) -> Source:
-        return cls(SourceKind.HUMAN)
+    def human(cls, prompt: PromptRef | None = None) -> Source:
+        return cls(SourceKind.HUMAN, prompt=prompt)
+
+    @classmethod
+    def delivery(cls) -> Source:
+        return cls(SourceKind.DELIVERY)
 
     @classmethod
     def continuation(cls, goal_id: str, revision: int, round: int) -> Source:

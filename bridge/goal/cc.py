@@ -2,7 +2,11 @@
 
 The engine hands over the parsed hook input as a mapping and the goal settings.
 
-- UserPromptSubmit fires only for a human's prompt: `on_user_prompt` records a human turn start.
+- UserPromptSubmit fires for a person's prompt and also for prompts Claude Code submits by
+  itself (a background task's notice, a scheduled wake-up, ...), which the event does not tell
+  apart: `on_user_prompt` records a turn start for the prompt (its prompt_id and text digest),
+  and a goal command is granted a person's authority only when Claude Code's transcript shows
+  that prompt as typed (`typed.py`). An event that says it is no person's is a delivery.
 - Stop: `on_stop` admits the next round when the session's goal is active, armed in this Claude
   Code process and has rounds left, and returns the answer `{"decision": "block", "reason":
   <continuation>}`; Claude Code then keeps working with the reason as a meta user message.
@@ -49,6 +53,7 @@ from bridge.goal.invocation import starts_with_goal
 from bridge.goal.request import GET, parse_goal_command
 from bridge.goal.settings import GoalSettings
 from bridge.goal.store import GoalStore
+from bridge.goal.typed import PromptRef, digest, judge_transcript, not_a_person
 
 __all__ = [
     "GoalSettings",
@@ -88,13 +93,24 @@ def _check_host(settings: GoalSettings) -> None:
         raise GoalError(Code.NOT_HOST, f"not recorded: {refusal}")
 
 
+def prompt_of(event: Mapping[str, Any]) -> PromptRef | None:
+    """The prompt a UserPromptSubmit event submits, or None when it shows itself a delivery
+    or cannot be found again (no prompt_id, no text)."""
+    prompt_id, text = event.get("prompt_id"), event.get("prompt")
+    if not_a_person(event) is not None or not isinstance(text, str):
+        return None
+    if not isinstance(prompt_id, str) or not prompt_id:
+        return None
+    return PromptRef(prompt_id, digest(text))
+
+
 def on_user_prompt(event: Mapping[str, Any], settings: GoalSettings) -> None:
     if not settings.enabled or _agent_id(event) is not None:
         return
     session_id = _session_id(event)
     _check_host(settings)
     with _host(settings) as host:
-        host.human_turn(session_id)
+        host.prompt_turn(session_id, prompt_of(event))
 
 
 def on_stop(event: Mapping[str, Any], settings: GoalSettings) -> dict[str, Any] | None:
@@ -147,6 +163,7 @@ def on_pre_tool_use(event: Mapping[str, Any], settings: GoalSettings) -> str | N
                 agent_id=_agent_id(event),
                 tool_use_id=_tool_use_id(event),
                 command=command,
+                typed=lambda prompt: judge_transcript(event.get("transcript_path"), prompt),
             )
     except GoalError as error:
         return deny_reason(error.to_dict())

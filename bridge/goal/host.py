@@ -15,12 +15,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from bridge.goal import rules
-from bridge.goal.authority import EventKind, SessionEvent, Source, authorize
+from bridge.goal.authority import (
+    EventKind,
+    SessionEvent,
+    Source,
+    SourceKind,
+    Window,
+    authorize,
+)
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Action, Change, Goal, Phase, utc_now
 from bridge.goal.request import GoalRequest
 from bridge.goal.settings import GoalSettings
 from bridge.goal.store import GoalStore, Pending, Transaction
+from bridge.goal.typed import PromptRef
+
+# Why a prompt is not taken as typed by a person (None: it is); see bridge/goal/typed.py.
+TypedCheck = Callable[[PromptRef], str | None]
+NOT_CHECKED = "no transcript was consulted"
 
 _ARMING = frozenset({Action.CREATE, Action.RESUME})
 _DISARMING = frozenset({Action.PAUSE, Action.COMPLETE, Action.BLOCKED})
@@ -63,6 +75,29 @@ def continuation_message(goal: Goal, blocked_min_rounds: int) -> str:
     )
 
 
+def _confirmed(window: Window | None, typed: TypedCheck | None) -> tuple[Window | None, list[str]]:
+    """The window with each prompt that is not shown as typed by a person turned into a
+    delivery, and why each was not."""
+    if window is None:
+        return None, []
+    untyped: list[str] = []
+    events = []
+    for event in window:
+        source = event.source
+        if source is not None and source.kind is SourceKind.HUMAN:
+            if source.prompt is None:
+                why: str | None = "the hook event named no prompt_id"
+            else:
+                why = NOT_CHECKED if typed is None else typed(source.prompt)
+            if why is not None:
+                untyped.append(why)
+                event = SessionEvent(event.kind, Source.delivery())
+        elif source is not None and source.kind is SourceKind.DELIVERY:
+            untyped.append("Claude Code delivered it by itself")
+        events.append(event)
+    return tuple(events), untyped
+
+
 def new_goal_id() -> str:
     return secrets.token_hex(8)
 
@@ -83,11 +118,12 @@ class GoalHost:
         self._new_id = new_id
         self._timer = timer
 
-    def human_turn(self, session_id: str) -> None:
+    def prompt_turn(self, session_id: str, prompt: PromptRef | None) -> None:
+        """A turn starts with a prompt Claude Code submitted: a person's, to be confirmed from
+        the transcript when it matters (`prompt`), or a delivery (None), which never is."""
+        source = Source.delivery() if prompt is None else Source.human(prompt)
         with self._store.write() as tx:
-            tx.append_event(
-                session_id, SessionEvent(EventKind.TURN_START, Source.human()), self._clock()
-            )
+            tx.append_event(session_id, SessionEvent(EventKind.TURN_START, source), self._clock())
 
     def stop(self, session_id: str) -> Continuation | RoundLimit | None:
         """Admit the next round when the goal is active, armed and has rounds left; at the cap,
@@ -135,8 +171,12 @@ class GoalHost:
         agent_id: str | None,
         tool_use_id: str,
         command: str,
+        typed: TypedCheck | None = None,
     ) -> dict[str, Any]:
         """Judge a goal command at PreToolUse; nothing changes yet.
+
+        A prompt in the window holds a person's authority only when `typed` confirms it
+        (without `typed`, none does).
 
         An authorized change is kept, bound to this session, tool call and exact command,
         until Claude Code reports that the call ran (`commit`). The outcome, `{"ok": true,
@@ -145,7 +185,9 @@ class GoalHost:
         """
         with self._store.write() as tx:
             try:
-                outcome = self._judge(tx, session_id, request, agent_id, tool_use_id, command)
+                outcome = self._judge(
+                    tx, session_id, request, agent_id, tool_use_id, command, typed
+                )
             except GoalError as error:
                 outcome = {"ok": False, "error": error.to_dict()}
             tx.record_outcome(session_id, tool_use_id, request.key(), outcome, self._clock())
@@ -159,15 +201,32 @@ class GoalHost:
         agent_id: str | None,
         tool_use_id: str,
         command: str,
+        typed: TypedCheck | None,
     ) -> dict[str, Any]:
         current = tx.current_goal(session_id)
-        level = authorize(
-            request.action,
-            tx.window(session_id),
-            current,
-            is_root=agent_id is None,
-            blocked_min_rounds=self._settings.blocked_min_rounds,
-        )
+        window = tx.window(session_id)
+        confirmed, untyped = _confirmed(window, typed) if agent_id is None else (window, [])
+        try:
+            level = authorize(
+                request.action,
+                confirmed,
+                current,
+                is_root=agent_id is None,
+                blocked_min_rounds=self._settings.blocked_min_rounds,
+            )
+        except GoalError as error:
+            if error.code is not Code.FORBIDDEN or not untyped:
+                raise
+            # Said to the model and, in the deny reason Claude Code shows, to the user.
+            details = dict(error.details, prompt_not_typed=untyped)
+            raise GoalError(
+                error.code,
+                f"{error.message}. This turn's prompt is not taken as typed by a person: "
+                f"{'; '.join(untyped)}. Claude Code also submits prompts by itself (a "
+                "background task's notice, a scheduled wake-up, a message from another agent); "
+                "only a prompt its transcript shows as typed holds a person's authority",
+                **details,
+            ) from None
         goal = self._next_goal(current, request)
         if request.action in _ARMING:
             armed = self._settings.identity() is not None

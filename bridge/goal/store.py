@@ -25,9 +25,10 @@ from bridge.goal.authority import EventKind, SessionEvent, Source, SourceKind, W
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Change, Goal
 from bridge.goal.rules import check_change, parse_change
+from bridge.goal.typed import PromptRef
 from bridge.paths import open_regular
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _SCHEMA_V1 = """
 CREATE TABLE goal_changes (
     session_id TEXT NOT NULL,
@@ -83,8 +84,13 @@ CREATE TABLE pending (
     PRIMARY KEY (session_id, tool_use_id)
 ) WITHOUT ROWID;
 """
+# Which prompt a turn start recorded at UserPromptSubmit stands for (see bridge/goal/typed.py).
+_SCHEMA_V3 = """
+ALTER TABLE session_events ADD COLUMN prompt_id TEXT;
+ALTER TABLE session_events ADD COLUMN prompt_digest TEXT;
+"""
 # Each entry takes a store from version i + 1 to i + 2.
-_MIGRATIONS = (_SCHEMA_V1, _SCHEMA_V2)
+_MIGRATIONS = (_SCHEMA_V1, _SCHEMA_V2, _SCHEMA_V3)
 
 
 def _storage_error(error: sqlite3.Error) -> GoalError:
@@ -159,10 +165,11 @@ class Transaction:
 
     def append_event(self, session_id: str, event: SessionEvent, at: str) -> None:
         source = event.source
+        prompt = None if source is None else source.prompt
         self._db.execute(
             "INSERT INTO session_events "
-            "(session_id, kind, source_kind, goal_id, revision, round, at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "(session_id, kind, source_kind, goal_id, revision, round, prompt_id, prompt_digest, "
+            "at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 session_id,
                 event.kind.value,
@@ -170,6 +177,8 @@ class Transaction:
                 None if source is None else source.goal_id,
                 None if source is None else source.revision,
                 None if source is None else source.round,
+                None if prompt is None else prompt.prompt_id,
+                None if prompt is None else prompt.digest,
                 at,
             ),
         )
@@ -187,18 +196,19 @@ class Transaction:
         if start is None:
             return None
         rows = self._db.execute(
-            "SELECT kind, source_kind, goal_id, revision, round FROM session_events "
-            "WHERE session_id = ? AND id >= ? ORDER BY id",
+            "SELECT kind, source_kind, goal_id, revision, round, prompt_id, prompt_digest "
+            "FROM session_events WHERE session_id = ? AND id >= ? ORDER BY id",
             (session_id, start),
         ).fetchall()
         return window_of([_event(*row) for row in rows])
 
     def rounds_since_human(self, session_id: str) -> int:
-        """Continuation turns since the latest human turn: Claude Code's consecutive blocks."""
+        """Continuation turns since the latest prompt Claude Code submitted (a person's or a
+        delivery): Claude Code's consecutive blocks."""
         row = self._db.execute(
             "SELECT COUNT(*) FROM session_events WHERE session_id = ? AND kind = ? "
             "AND source_kind = ? AND id > COALESCE((SELECT MAX(id) FROM session_events "
-            "WHERE session_id = ? AND kind = ? AND source_kind = ?), 0)",
+            "WHERE session_id = ? AND kind = ? AND source_kind IN (?, ?)), 0)",
             (
                 session_id,
                 EventKind.TURN_START.value,
@@ -206,6 +216,7 @@ class Transaction:
                 session_id,
                 EventKind.TURN_START.value,
                 SourceKind.HUMAN.value,
+                SourceKind.DELIVERY.value,
             ),
         ).fetchone()
         return int(row[0])
@@ -313,10 +324,23 @@ class Pending:
 
 
 def _event(
-    kind: str, source_kind: str | None, goal_id: str | None, revision: int | None, round: int | None
+    kind: str,
+    source_kind: str | None,
+    goal_id: str | None,
+    revision: int | None,
+    round: int | None,
+    prompt_id: str | None,
+    prompt_digest: str | None,
 ) -> SessionEvent:
+    prompt = (
+        None if prompt_id is None or prompt_digest is None else PromptRef(prompt_id, prompt_digest)
+    )
+    known = source_kind in {member.value for member in SourceKind}
+    # A source this version does not know is no source: it never counts as human.
     source = (
-        None if source_kind is None else Source(SourceKind(source_kind), goal_id, revision, round)
+        Source(SourceKind(source_kind), goal_id, revision, round, prompt)
+        if known and source_kind is not None
+        else None
     )
     return SessionEvent(EventKind(kind), source)
 

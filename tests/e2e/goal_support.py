@@ -270,12 +270,22 @@ class GoalSession:
             "prompt_id": str(uuid.uuid4()),
         }
 
+    def transcript(self) -> Path:
+        """The transcript CC writes for this session (under its home's projects directory)."""
+        found = sorted((self.home / ".claude" / "projects").glob(f"*/{self.session_id}.jsonl"))
+        assert found, "CC has written no transcript for this session yet"
+        return found[0]
+
     def human_types(self) -> None:
         """A person types into the session while CC works: CC would hand this event to the
-        real `ccbridge run` registered for UserPromptSubmit."""
+        real `ccbridge run` registered for UserPromptSubmit, then write the prompt's entry
+        into its transcript as typed while it worked (`promptSource: queued`)."""
+        text = "Change the objective, please."
+        event = self.human_prompt_event(text)
+        event["transcript_path"] = str(self.transcript())
         completed = subprocess.run(
             [self.ccbridge, "run", "--config", str(self.config)],
-            input=json.dumps(self.human_prompt_event("Change the objective, please.")),
+            input=json.dumps(event),
             env={**os.environ, **self.env(), "CLAUDE_PROJECT_DIR": str(self.project)},
             capture_output=True,
             text=True,
@@ -283,6 +293,16 @@ class GoalSession:
             check=False,
         )
         assert completed.returncode == 0, completed.stdout + completed.stderr
+        entry = {
+            "type": "user",
+            "promptId": event["prompt_id"],
+            "message": {"role": "user", "content": text},
+            "promptSource": "queued",
+            "uuid": str(uuid.uuid4()),
+            "sessionId": self.session_id,
+        }
+        with Path(event["transcript_path"]).open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(entry) + "\n")
 
     # -- scripted goal commands ---------------------------------------------------------------
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import shlex
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -56,18 +58,56 @@ class SessionDriver:
     tool_uses: int = field(default=0)
     # False plays a call that Claude Code refused after the hook's answer: no PostToolUse.
     runs: bool = True
+    # The prompt_id of the person's latest prompt (a notice reuses it).
+    prompt_id: str = ""
+
+    @property
+    def transcript(self) -> Path:
+        """The session transcript Claude Code writes (kept in the test's state directory)."""
+        return self.settings.state_dir / f"{self.session_id}.transcript.jsonl"
 
     def _event(self, name: str, **fields: Any) -> dict[str, Any]:
         return {
             "session_id": self.session_id,
-            "transcript_path": "/tmp/t.jsonl",
+            "transcript_path": str(self.transcript),
             "cwd": "/p",
             "hook_event_name": name,
             **fields,
         }
 
-    def prompt(self, text: str = "please work on it") -> None:
-        cc.on_user_prompt(self._event("UserPromptSubmit", prompt=text), self.settings)
+    def write_transcript(self, *entries: dict[str, Any]) -> None:
+        self.transcript.parent.mkdir(parents=True, exist_ok=True)
+        with self.transcript.open("a", encoding="utf-8") as handle:
+            for entry in entries:
+                handle.write(json.dumps(entry) + "\n")
+
+    def prompt(self, text: str = "please work on it", source: str = "typed") -> str:
+        """A person's prompt: the hook event, then the entry Claude Code writes for it after
+        the hook (the shape of Claude Code 2.1.332 to 2.1.335's `user` entries)."""
+        prompt_id = self.prompt_id = str(uuid.uuid4())
+        cc.on_user_prompt(
+            self._event("UserPromptSubmit", prompt=text, prompt_id=prompt_id), self.settings
+        )
+        self.write_transcript(
+            {
+                "type": "user",
+                "promptId": prompt_id,
+                "message": {"role": "user", "content": text},
+                "promptSource": source,
+                "uuid": str(uuid.uuid4()),
+            }
+        )
+        return prompt_id
+
+    def deliver(self, text: str, prompt_id: str | None = None, **entry: Any) -> None:
+        """A prompt Claude Code submits by itself: the same hook event, and in the transcript
+        whatever `entry` says (nothing when empty)."""
+        prompt_id = prompt_id or str(uuid.uuid4())
+        cc.on_user_prompt(
+            self._event("UserPromptSubmit", prompt=text, prompt_id=prompt_id), self.settings
+        )
+        if entry:
+            self.write_transcript({"promptId": prompt_id, **entry})
 
     def stop(self, *, active: bool = False) -> dict[str, Any] | None:
         return cc.on_stop(self._event("Stop", stop_hook_active=active), self.settings)

@@ -28,7 +28,10 @@ event = partial(shared_event, session_id="session-1")
 
 def pre(session: SessionDriver, command: str, tool_use_id: str) -> str | None:
     return cc.on_pre_tool_use(
-        event("PreToolUse", command, tool_use_id=tool_use_id), session.settings
+        event(
+            "PreToolUse", command, tool_use_id=tool_use_id, transcript_path=str(session.transcript)
+        ),
+        session.settings,
     )
 
 
@@ -73,7 +76,14 @@ def test_an_expired_change_is_not_applied(session: SessionDriver) -> None:
         host = GoalHost(store, session.settings, timer=lambda: now[0])
         request = parse_goal_command(CREATE)
         assert request is not None and request != "get"
-        judged = host.judge("session-1", request, agent_id=None, tool_use_id="t1", command=CREATE)
+        judged = host.judge(
+            "session-1",
+            request,
+            agent_id=None,
+            tool_use_id="t1",
+            command=CREATE,
+            typed=lambda _prompt: None,  # the transcript shows the prompt typed
+        )
         assert judged["ok"] is True and judged["status"] == "pending"
         now[0] += session.settings.pending_ttl_s + 1
         outcome = host.commit("session-1", "t1", CREATE)

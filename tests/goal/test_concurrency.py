@@ -107,8 +107,8 @@ def race_hook(settings: GoalSettings, worker: int, start: Event, reports: Any) -
 def test_racing_hook_processes_apply_one_change_per_revision(tmp_path: Path) -> None:
     settings = GoalSettings(state_dir=tmp_path, identity=lambda: None)
     driver = SessionDriver(settings, "s")
+    driver.prompt()
     with GoalStore.open(settings.db_path) as store, store.write() as tx:
-        tx.append_event("s", SessionEvent(EventKind.TURN_START, Source.human()), utc_now())
         goal = rules.create(None, goal_id="g1", objective="start", max_rounds=5, now=utc_now())
         tx.commit_change("s", Change(Action.CREATE, goal))
 

@@ -58,14 +58,22 @@ def goal_after_create(root: Path, extra_config: str) -> tuple[str, Any]:
     """Answer to the create's PreToolUse, and the goal before any PostToolUse."""
     config = root / "c.yaml"
     config.write_text("goals: {enabled: true}\n" + extra_config)
+    transcript = root / "transcript.jsonl"
     prompt = {
         "hook_event_name": "UserPromptSubmit",
         "session_id": SESSION,
+        "transcript_path": str(transcript),
         "cwd": "/tmp",
         "prompt": "set a goal",
+        "prompt_id": "p1",
     }
     ccbridge(root, ["run", "--config", str(config)], prompt)
-    answer = ccbridge(root, ["run", "--config", str(config)], CREATE)
+    # What Claude Code writes for the person's prompt once the hook returned.
+    typed = {"type": "user", "promptId": "p1", "promptSource": "typed"}
+    typed["message"] = {"role": "user", "content": "set a goal"}
+    transcript.write_text(orjson.dumps(typed).decode() + "\n")
+    create = {**CREATE, "transcript_path": str(transcript)}
+    answer = ccbridge(root, ["run", "--config", str(config)], create)
     return answer, goal_of(root)
 
 
