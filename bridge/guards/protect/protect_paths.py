@@ -558,6 +558,7 @@ class _Bash:
         self.assigned: frozenset[str] = frozenset()
         self.depth = 0
         self.as_text = 0  # judging interpreter code read as shell (`_code_as_text`)
+        self.in_code = 0  # judging the commands interpreter code runs (`_shell_in_code`)
         # What the line sets up for the commands after it, read as bash reads it (see _setup).
         self.aliases: dict[str, str | None] = {}
         self.cdpath: list[str] | None = []  # None: set to something only known when it runs
@@ -791,6 +792,11 @@ class _Bash:
                 return _as(reason, f"{label}: `{shown}`: {reason.removeprefix(label + ': ')}")
             name = self._resolve(Target(command.argv[0], dynamic=True))
             unknown = name is None or not _GLOB.isdisjoint(name[0])
+            if unknown and self.in_code and not self.as_text:
+                return (
+                    f"{label}: cannot tell what the inline code runs: it starts a program "
+                    "whose name it computes, only known when the code runs"
+                )
             if unknown and not self.as_text:  # (code read as shell: its words are judged below)
                 return (
                     f"{label}: cannot tell what `{shown}` runs: the command name "
@@ -954,7 +960,13 @@ class _Bash:
 
     def _shell_in_code(self, text: str) -> "str | None":
         parsed = parse(text)
-        return None if isinstance(parsed, Unparseable) else self.judge(parsed, text)
+        if isinstance(parsed, Unparseable):
+            return None
+        self.in_code += 1
+        try:
+            return self.judge(parsed, text)
+        finally:
+            self.in_code -= 1
 
     def _code_as_text(self, text: str) -> "str | None":
         """Interpreter code read as shell, for its literal commands (`perl -e "rm -rf .claude"`):
