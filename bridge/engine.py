@@ -225,6 +225,12 @@ def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
         return []
     if event.tool_name in READ_ONLY_TOOLS:
         return []
+    if _inside_the_wall(report):
+        report.notes.append(
+            "self-protection: the command runs in Claude Code's sandbox, which keeps ccbridge's "
+            "files itself (protection: wall)"
+        )
+        return []
     from bridge.guards.protect.protect_paths import SELF_PROTECTION, self_protection_guard
 
     project = project_dir(host.env, event.cwd)
@@ -238,6 +244,20 @@ def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
         return reason.removeprefix(f"{SELF_PROTECTION}: ") if isinstance(reason, str) else reason
 
     return [Named("self-protection", named)]
+
+
+def _inside_the_wall(report: "Report") -> bool:
+    """Whether the call is a Bash command Claude Code runs in its sandbox with the wall up
+    (bridge.wall: sandboxed with no way out, every kept path in denyWrite, the key and the
+    audit in denyRead): the kernel then refuses what self-protection's text judgement would,
+    so that judgement steps aside. Not a skill's inline command, a file tool, an MCP tool, or
+    another agent's shell (none runs in the sandbox), nor a command asking to leave it."""
+    config, event = report.config, report.event
+    if config.protection != "wall" or event.name != "PreToolUse" or event.tool_name != "Bash":
+        return False
+    if event.host != "claude-code":
+        return False
+    return not event.tool_input.get("dangerouslyDisableSandbox")
 
 
 def _goal_command(report: "Report") -> "str | None":

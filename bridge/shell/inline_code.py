@@ -28,7 +28,14 @@ _COMPUTED_CALL = re.compile(
     r"\b(?P<call>system|popen|execSync)\s*\(\s*(?![rbuf]?['\"])(?P<arg>[^)]*)"
 )
 _BACKTICKS = re.compile(r"`([^`]+)`|\bqx\s*[{(]([^})]*)[})]|%x\(([^)]*)\)")
-_LIST = re.compile(r"\[([^\[\]]*)\]")
+# A list display (not a subscript such as `sys.argv[1:]`: no name, `)` or `]` right before it),
+# one level of subscripts inside (`[sys.argv[1], "-rf", p]`).
+_LIST = re.compile(r"(?<![\w)\]}'\"])\[((?:[^\[\]]|\[[^\[\]]*\])*)\]")
+# What comes right before a list a call runs as a command: `subprocess.run(`, `Popen(`.
+_RUNS_LIST = re.compile(
+    r"\b(?:system|popen|exec[A-Za-z]*|spawn[A-Za-z]*|call|run|check_output|check_call|Popen"
+    r"|getoutput|getstatusoutput)\s*\(\s*$"
+)
 _LITERAL = re.compile(_STRING, re.DOTALL)
 _TREE_DELETE = re.compile(
     r"\b(?P<call>rmtree|remove_tree|rm_rf|rm_r|remove_dir|remove_entry_secure|rmSync"
@@ -76,19 +83,25 @@ TargetJudge = Callable[[str], str | None]
 
 
 def code_objection(
-    code: str, shell: ShellJudge, target: TargetJudge, unknown: Callable[[str], str] = str
+    code: str,
+    shell: ShellJudge,
+    target: TargetJudge,
+    unknown: Callable[[str], str] = str,
+    as_text: ShellJudge | None = None,
 ) -> str | None:
     """The first harm found in `code`: a shell command it runs, or a tree it deletes. A reason
     about what only the run would tell (a command or path computed by the code) is made with
-    `unknown`; the shell judge is asked about the literal commands first."""
+    `unknown`; the shell judge is asked about the literal commands first. `as_text` judges the
+    code itself read as shell (not shell at all: only its literal harms count), else `shell`."""
     if _FORK_LOOP.search(code):
         return "fork bomb: the code forks in an endless loop until the machine stops responding"
     if found := _FETCH_AND_RUN.search(code):
         return "runs code it fetches from the network without anyone reading it first"
     unsure = None
     questions = unknown is not str  # a caller that tells questions apart: look for a harm on
-    for command in _shell_commands(code):
-        if reason := shell(command):
+    for index, command in enumerate(_shell_commands(code)):
+        judge = as_text if index == 0 and as_text is not None else shell
+        if reason := judge(command):
             if type(reason) is not str:  # a question (the judge's `Unknown`): look further
                 unsure = unsure or reason
                 continue
@@ -133,7 +146,13 @@ def _shell_commands(code: str) -> Iterator[str]:
     for found in _BACKTICKS.finditer(code):
         yield next(group for group in found.groups() if group is not None)
     for found in _LIST.finditer(code):
-        yield _words(found[1])
+        first = found[1].split(",", 1)[0].strip()
+        # A list of data (`[1, 2]`, `[a for a in b]`) is no command: a list is read as one when
+        # a program name starts it or a call runs it (`run([cmd, "-x"])`).
+        if _LITERAL.fullmatch(first) or _RUNS_LIST.search(
+            code[max(0, found.start() - 40) : found.start()]
+        ):
+            yield _words(found[1])
     for found in _ARGV_CALL.finditer(code):
         yield _words(found["args"].replace("[", "").replace("]", ""))
     for found in _AWK_PIPE.finditer(code):

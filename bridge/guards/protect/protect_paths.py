@@ -84,6 +84,10 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 DEFAULT_SECRET_PATTERNS = (
     ".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".ssh/**", ".aws/credentials", ".netrc",
 )  # fmt: skip
+# The words that make a `.env.*` file a template the project ships (`.env.example`,
+# `.env.local.sample`), not a secret: a glob such as `.env.*` does not protect it (an entry
+# naming it exactly does).
+TEMPLATE_WORDS = frozenset({"example", "sample", "template", "dist", "defaults"})
 PATH_TOOLS = {
     "Write": "file_path",
     "Edit": "file_path",
@@ -145,6 +149,12 @@ _MAX_GLOB_MATCHES = 1000
 _MAX_GLOB_ENTRIES = 20_000  # directory entries one glob may read
 
 
+def _template(name: str) -> bool:
+    """`.env.example`, `.env.local.sample`: an env file's template, no secret."""
+    words = name.split(".")
+    return name.startswith(".env.") and not TEMPLATE_WORDS.isdisjoint(words[2:])
+
+
 class _Entry(Record, frozen=True, slots=True):
     spec: str  # as configured
     parts: "tuple[str, ...]"  # components of the pattern, `~` expanded
@@ -157,6 +167,10 @@ class _Entry(Record, frozen=True, slots=True):
             return parts[: len(self.literal)] == self.literal
         lead = () if self.anchored else ("**",)
         return _match((*lead, *self.parts, "**"), parts)
+
+    def spares(self, parts: "tuple[str, ...]") -> bool:
+        """Whether the path is an env template this entry only matches as a glob."""
+        return bool(parts) and _template(parts[-1]) and parts[-1] not in self.parts
 
     def beneath(self, parts: "tuple[str, ...]", levels: int) -> bool:
         """Whether this entry lies at most `levels` below the directory `parts` (absolute)."""
@@ -288,11 +302,14 @@ class _Protection:
                 return entry.spec  # `find x -name .env -delete`
             below = above and (named or not names)
             if any(
-                entry.protects(form) or (below and entry.beneath(form, above)) for form in forms
+                (entry.protects(form) and not entry.spares(form))
+                or (below and entry.beneath(form, above))
+                for form in forms
             ):
                 return entry.spec
             if relative is not None and (
-                entry.could_end_with(relative) or (below and entry.could_hold(relative, above))
+                (entry.could_end_with(relative) and not entry.spares(relative))
+                or (below and entry.could_hold(relative, above))
             ):
                 return entry.spec
             if any(entry.beneath(fixed, deep) for fixed, deep in crowded):
@@ -540,6 +557,8 @@ class _Bash:
         self.bases: tuple[str, ...] | None = (cwd,)
         self.assigned: frozenset[str] = frozenset()
         self.depth = 0
+        self.as_text = 0  # judging interpreter code read as shell (`_code_as_text`)
+        self.in_code = 0  # judging the commands interpreter code runs (`_shell_in_code`)
         # What the line sets up for the commands after it, read as bash reads it (see _setup).
         self.aliases: dict[str, str | None] = {}
         self.cdpath: list[str] | None = []  # None: set to something only known when it runs
@@ -596,6 +615,16 @@ class _Bash:
                             f"{self.label}: `{_show(command)}` may rewrite {path}, which "
                             f"holds protected {spec!r}; what it brings is only known when it "
                             "runs"
+                        )
+                    elif (
+                        spec is not None
+                        and self.strict is None
+                        and posixpath.basename(path).startswith(".env")
+                        and _from_template(command)
+                    ):
+                        question = question or _RunTime(
+                            f"{self.label}: `{_show(command)}` makes {path} (protected "
+                            f"{spec!r}) from a template: a secret file, written if you agree"
                         )
                     elif spec is not None:
                         return (
@@ -762,12 +791,18 @@ class _Bash:
                     return None
                 return _as(reason, f"{label}: `{shown}`: {reason.removeprefix(label + ': ')}")
             name = self._resolve(Target(command.argv[0], dynamic=True))
-            if name is None or not _GLOB.isdisjoint(name[0]):
+            unknown = name is None or not _GLOB.isdisjoint(name[0])
+            if unknown and self.in_code and not self.as_text:
+                return (
+                    f"{label}: cannot tell what the inline code runs: it starts a program "
+                    "whose name it computes, only known when the code runs"
+                )
+            if unknown and not self.as_text:  # (code read as shell: its words are judged below)
                 return (
                     f"{label}: cannot tell what `{shown}` runs: the command name "
                     f"{command.argv[0]} is only known when it runs"
                 )
-            if posixpath.basename(name[0]) == "ccbridge":
+            if name is not None and posixpath.basename(name[0]) == "ccbridge":
                 return f"{label}: `{shown}` runs ccbridge itself ({name[0]})"
         if command.more_args and self._fed(command):
             return (
@@ -907,7 +942,9 @@ class _Bash:
 
         self.depth += 1
         try:
-            reason = code_objection(source.text, self._shell_in_code, self._target_in_code)
+            reason = code_objection(
+                source.text, self._shell_in_code, self._target_in_code, as_text=self._code_as_text
+            )
         finally:
             self.depth -= 1
         if reason is not None:
@@ -923,7 +960,23 @@ class _Bash:
 
     def _shell_in_code(self, text: str) -> "str | None":
         parsed = parse(text)
-        return None if isinstance(parsed, Unparseable) else self.judge(parsed, text)
+        if isinstance(parsed, Unparseable):
+            return None
+        self.in_code += 1
+        try:
+            return self.judge(parsed, text)
+        finally:
+            self.in_code -= 1
+
+    def _code_as_text(self, text: str) -> "str | None":
+        """Interpreter code read as shell, for its literal commands (`perl -e "rm -rf .claude"`):
+        a word of it in a command's place is Python or Perl (`sys.argv[1:]`, `$h{k}`), not a
+        command only known when it runs."""
+        self.as_text += 1
+        try:
+            return self._shell_in_code(text)
+        finally:
+            self.as_text -= 1
 
     def _target_in_code(self, path: str) -> "str | None":
         spec = self.writes.match(path, self.cwd, above=ANY_ABOVE)
@@ -1142,6 +1195,18 @@ def _written(
     yield from (
         Target(token, above=ANY_ABOVE if destroys else NOT_ABOVE) for token in _code_tokens(command)
     )
+
+
+def _from_template(command: "SimpleCommand") -> bool:
+    """`cp .env.example .env`: a plain copy whose every source is an env template."""
+    if command.name not in ("cp", "install") or command.dynamic or command.redirects:
+        return False
+    words = command.argv[1:]
+    if any(w.startswith("-") and w.lstrip("-")[:1] in ("t", "T", "target") for w in words):
+        return False  # `-t DIR`, `--target-directory`: the destination is not last
+    operands = [w for w in words if not w.startswith("-")]
+    sources = operands[:-1]
+    return bool(sources) and all(_template(posixpath.basename(w)) for w in sources)
 
 
 def _read_closely(

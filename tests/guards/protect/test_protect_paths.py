@@ -44,7 +44,7 @@ def write(path: str, tool: str = "Write", cwd: str = PROJECT) -> str | None:
         ("/work/project/.env", ".env"),
         (".env", ".env"),  # relative to the cwd
         ("/work/project/.env.production", ".env.*"),
-        ("/work/project/.env.example", ".env.*"),  # by name we cannot tell a template apart
+        ("/work/project/.env.local", ".env.*"),
         ("/srv/tls/server.pem", "*.pem"),
         ("/srv/tls/private.key", "*.key"),
         ("/home/dev/.ssh/config", ".ssh/**"),
@@ -187,7 +187,7 @@ def test_a_patch_is_judged_by_the_files_it_names(tmp_path: Path) -> None:
 
 def test_copying_from_a_protected_path_is_denied_conservatively() -> None:
     # cp names the protected file among its words; we deny rather than tell source from target
-    assert bash("cp .env.example /tmp/x.txt") is not None
+    assert bash("cp .env.local /tmp/x.txt") is not None
 
 
 @pytest.mark.parametrize("command", ["echo 'x > .env", "echo $(ls", "echo )"])
