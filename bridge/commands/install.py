@@ -78,7 +78,12 @@ def registration_command(executable: str) -> str:
     return f"{shlex.quote(executable)} run"
 
 
-INSTALL_HINT = "ccbridge is not installed here: run `pipx install ccbridge`"
+# ccbridge is not on the package registry: it installs from a checkout (tests/test_quickstart.py
+# runs this command as the README's Quickstart writes it). No single quote: the launcher quotes.
+INSTALL_HINT = (
+    "ccbridge is not installed here: in a checkout of ccbridge, run `pipx install .` "
+    "(or `uv tool install .`) so that `ccbridge` is on PATH"
+)
 LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
 # Where ccbridge is missing, each event gets the answer it needs: a refusal with the fix for the
 # events that can stop something, a message to the user for the rest (a block on Stop would keep
