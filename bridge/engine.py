@@ -65,7 +65,6 @@ class Host(Record, frozen=True):
 
     env: "Mapping[str, str]" = field(default_factory=lambda: dict(os.environ))
     runner: "Runner | None" = None
-    every_guard: bool = False  # `explain`: consult the guards after a denial too (the answer stays)
 
     def run(
         self,
@@ -429,7 +428,7 @@ def _pre_tool_use(report: "Report", host: "Host") -> None:
         observers=_policies(policies.get("observers", ())),
     )
     execution = execution_of(report.event)
-    outcome = decide(execution, stations, _approval(config), every_guard=host.every_guard)
+    outcome = decide(execution, stations, _approval(config))
     report.steps = outcome.trace
     decision = outcome.decision
     if name == "PreToolUse":  # a goal change applies at the call's PostToolUse: a Bash call's

@@ -40,7 +40,9 @@ def test(paths: tuple[Path, ...], init: str | None, update: bool, config: Path |
       config.yaml    optional; without it your own config is used
       setup          optional executable run first in the case's work directory
     `${CASE_DIR}` and `${WORK_DIR}` in event.json and config.yaml are replaced by the
-    case's directory and its temporary work directory. PATHs are cases or directories
+    case's directory and its temporary work directory; in the recorded answer these
+    paths, and your home and project (`${HOME}`, `${CLAUDE_PROJECT_DIR}`), are
+    placeholders, so a case passes on a teammate's machine. PATHs are cases or directories
     searched for cases; without PATHs, every case in the project: $CLAUDE_PROJECT_DIR, else
     the nearest directory from here up with a .git or a .claude (a case there is a directory
     with both event.json and expected.json, as --init writes them; node_modules and hidden

@@ -57,7 +57,7 @@ def explain(as_json: bool, config: str | None) -> None:
         around = Surroundings(env, project)
         wide = wide_layers(paths, env, config)
         loaded = load(paths, Cache.of(env), around, wide=wide)
-        report = handle(event, loaded, Host(env=env, every_guard=True))
+        report = handle(event, loaded, Host(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NoReturn
 
 import click
@@ -83,6 +83,9 @@ def _recorded_outcome(request: GoalRequest) -> dict[str, Any]:
         with store, store.read() as tx:
             outcome = tx.outcome_for(session_id, request.key())
     if outcome is None:
+        off = _goals_off(os.environ)
+        if off is not None:
+            raise GoalError(Code.GOALS_OFF, off)
         raise GoalError(
             Code.NOT_RECORDED,
             "no goal change was recorded for this command in the current turn. Goal changes "
@@ -91,6 +94,36 @@ def _recorded_outcome(request: GoalRequest) -> dict[str, Any]:
             "`ccbridge goal get` to see the current goal.",
         )
     return outcome
+
+
+def _goals_off(env: Mapping[str, str]) -> str | None:
+    """Why the hook ignores goal commands here, when the config it runs with has goals off."""
+    from bridge.cli.output import project_of
+    from bridge.config.build import ConfigError
+    from bridge.config.cache import load
+    from bridge.paths import find_config, wide_layers
+
+    project = project_of(env)
+    try:
+        paths, _how = find_config(None, env, project)
+        compiled = load(list(paths), None, wide=wide_layers(paths, env, None))
+        problem = compiled.error
+    except (ConfigError, OSError) as error:
+        problem = str(error)
+    if problem:  # the hook denies every call then: say so
+        return (
+            f"the ccbridge config cannot be loaded ({problem}): goals do not run; `ccbridge check`"
+        )
+    if compiled.goals.enabled:
+        return None
+    where = ", ".join(paths) if paths else "no ccbridge config file"
+    return (
+        f"goals are off: `goals.enabled` is not true in the ccbridge config ({where}), so the "
+        "ccbridge hook ignores goal commands and this one changed nothing. To switch goals on, "
+        f"add `goals: {{enabled: true}}` to {project / '.claude' / 'ccbridge.yaml'} (or to "
+        "~/.claude/ccbridge.yaml), then run `ccbridge install` again: it registers the "
+        "UserPromptSubmit and Stop events goals need"
+    )
 
 
 def _run(produce: Callable[[], dict[str, Any]]) -> NoReturn:

@@ -32,7 +32,8 @@ def uninstall(
     When neither file was edited since `ccbridge install`, the settings file and ccbridge's
     config get back their exact original bytes (kept in the state directory). Otherwise the
     registration is taken out, the moved hooks go back into the settings file, and your other
-    edits stay.
+    edits stay. Where this machine has no install record (a teammate's clone), the hooks of
+    ccbridge's config go back into the settings file, so each still runs.
 
     \b
     Example:

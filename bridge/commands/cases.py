@@ -18,9 +18,12 @@ A case is a directory:
 `${CASE_DIR}` (the case directory, absolute) and `${WORK_DIR}` (the work directory) are replaced
 as plain text in the config and in event.json before the run. In ccbridge's output, before it is
 compared or recorded, those real paths are turned back into the placeholders, and the private
-temporary directory that holds the work directory, home/, state/ and cache/ into `${RUN_DIR}`:
-expected.json does not depend on where the case lives or ran. Give sub-hooks a `name:`: a name
-made from a command longer than 60 characters is cut, and a cut path cannot be put back.
+temporary directory that holds the work directory, home/, state/ and cache/ into `${RUN_DIR}`;
+for a case without a config of its own, which runs in the caller's home and project, those
+two become `${HOME}` and `${CLAUDE_PROJECT_DIR}`. expected.json does not depend on where the
+case lives or ran, nor on whose machine: a teammate's run compares equal. Give sub-hooks a
+`name:`: a name made from a command longer than 60 characters is cut, and a cut path cannot
+be put back.
 
 A case runs the real `ccbridge run` as a subprocess, stdin = the event, cwd = the work directory,
 with CASE_DIR, WORK_DIR and CLAUDE_PROJECT_DIR (= the work directory) in its environment. A case
@@ -35,6 +38,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -54,6 +58,8 @@ SETUP_FILE = "setup"
 CASE_DIR = "${CASE_DIR}"
 WORK_DIR = "${WORK_DIR}"
 RUN_DIR = "${RUN_DIR}"
+HOME_DIR = "${HOME}"
+PROJECT_DIR = "${CLAUDE_PROJECT_DIR}"
 RUN_TIMEOUT = 120.0  # seconds: above ccbridge's own 50 s cap per sub-hook, plus start-up
 # Variables of the caller that would steer a hermetic case to another config or project.
 _CALLER_ONLY = (
@@ -210,14 +216,37 @@ def _substitute(text: str, case_dir: Path, work: Path) -> str:
     return text.replace(CASE_DIR, str(case_dir)).replace(WORK_DIR, str(work))
 
 
-def _placeholders(text: str, case_dir: Path, root: Path) -> str:
-    # Longest first: the work directory lies below the run directory.
+def _machine_paths(env: Mapping[str, str]) -> list[tuple[str, str]]:
+    """The caller's home and project, which a case without a config of its own runs in: each
+    as given and as resolved, so a case recorded on one machine passes on a teammate's."""
+    pairs = []
+    for variable, placeholder in (("HOME", HOME_DIR), ("CLAUDE_PROJECT_DIR", PROJECT_DIR)):
+        given = env.get(variable, "")
+        if given.strip("/"):  # a home of `/` would turn every path into a placeholder
+            for form in dict.fromkeys((given.rstrip("/"), str(Path(given).resolve()))):
+                pairs.append((form, placeholder))
+    return pairs
+
+
+_PATH_END = r"(?![^/\s\"'`:;,)\]}])"  # the path ends here: a separator, a quote or the end
+
+
+def _placeholders(
+    text: str, case_dir: Path, root: Path, machine: Sequence[tuple[str, str]] = ()
+) -> str:
+    # Longest first: the work directory lies below the run directory, a project below home.
     pairs = sorted(
-        [(str(case_dir), CASE_DIR), (str(root / "work"), WORK_DIR), (str(root), RUN_DIR)],
+        [
+            (str(case_dir), CASE_DIR),
+            (str(root / "work"), WORK_DIR),
+            (str(root), RUN_DIR),
+            *machine,
+        ],
         key=lambda pair: -len(pair[0]),
     )
     for real, placeholder in pairs:
-        text = text.replace(real, placeholder)
+        # only whole path components: a home /home/al is not the start of /home/alice
+        text = re.sub(re.escape(real) + _PATH_END, placeholder.replace("\\", r"\\"), text)
     return text
 
 
@@ -288,8 +317,9 @@ def run_case(
             return Actual(None, None, "", f"ccbridge run did not finish in {RUN_TIMEOUT:g}s")
         except OSError as error:
             return Actual(None, None, "", f"could not start {argv[0]}: {error.strerror}")
-        stdout = _placeholders(done.stdout.decode("utf-8", "replace"), case.path, root)
-        stderr = _placeholders(done.stderr.decode("utf-8", "replace"), case.path, root)
+        machine = _machine_paths(run_env) if case.config is None else ()
+        stdout = _placeholders(done.stdout.decode("utf-8", "replace"), case.path, root, machine)
+        stderr = _placeholders(done.stderr.decode("utf-8", "replace"), case.path, root, machine)
         return Actual(_parsed(stdout), done.returncode, stderr)
 
 

@@ -35,9 +35,14 @@ class Finding:
     level: Level
     topic: str
     message: str
+    items: tuple[str, ...] = ()  # a list the message ends with: shown a line each
+
+    @property
+    def text(self) -> str:
+        return " ".join([self.message, "; ".join(self.items)]) if self.items else self.message
 
     def to_json(self) -> dict[str, str]:
-        return {"level": self.level, "topic": self.topic, "message": self.message}
+        return {"level": self.level, "topic": self.topic, "message": self.text}
 
 
 def parse_version(text: str) -> tuple[int, int, int] | None:
@@ -91,7 +96,8 @@ def check_claude(env: Mapping[str, str], claude: Claude | None = None) -> Iterat
         yield Finding(
             "fail",
             "claude",
-            "no `claude` on PATH: Claude Code is not installed here, or not on this PATH",
+            "no claude found: `claude` is not on this PATH (Claude Code is not installed here, "
+            "or not on this PATH)",
         )
         return
     if version is None:
@@ -275,6 +281,7 @@ def _probe_each(
     project: Path,
 ) -> Iterator[Finding]:
     cwd = project if project.is_dir() else Path.cwd()
+    probed: set[str] = set()
     for command in commands:
         shown = command if isinstance(command, str) else shlex.join(command)
         if isinstance(command, str) and is_launcher(command):
@@ -291,6 +298,9 @@ def _probe_each(
                 )
                 continue
             shown += f", here {found}"
+        if shown in probed:  # one launcher per event: the same ccbridge, probed once
+            continue
+        probed.add(shown)
         problem = probe(command, run_env, cwd)
         if problem is None:
             yield Finding("ok", "starts", f"`{shown}` starts and answers")
@@ -379,7 +389,9 @@ def check_config(paths: Sequence[Path], env: Mapping[str, str], project: Path) -
         yield Finding(
             "info",
             "config",
-            "no ccbridge config file: ccbridge runs no sub-hooks, only its built-in guards",
+            "no ccbridge config file: ccbridge runs no sub-hooks and no guard but "
+            "self-protection (builtin:dangerous_shell and builtin:protect_paths are off; "
+            "`ccbridge install` writes a config with them on)",
         )
         return
     problems = config_problems(paths, env, project)
@@ -554,8 +566,15 @@ def check_skill_shell(files: Sequence[Path], claude: Claude) -> Iterator[Finding
             f"not registered for PreSkillShellCommand (claude {shown} sends it): "
             f"{SKILL_SHELL_GAP}; run `ccbridge install` again",
         )
+    elif claude.path is None:
+        yield Finding(
+            "info",
+            "skills",
+            f"no claude found, so not registered for PreSkillShellCommand (it needs claude {since}"
+            f" or later): {SKILL_SHELL_GAP}; run `ccbridge install` again once claude is here",
+        )
     else:
-        why = f"claude {shown} has" if shown else "the claude found has"
+        why = f"claude {shown} has" if shown else f"{claude.path} (version unknown) may have"
         yield Finding(
             "info",
             "skills",
@@ -650,8 +669,38 @@ def check_wall(
         "protection",
         "tripwire: self-protection, the cache seal and goal provenance rest on judging "
         "command text, which the agent can get past; `ccbridge install` sets up the sandbox "
-        f"(settings read: {shown}). Missing: " + "; ".join(missing),
+        f"(settings read: {shown}). Missing:",
+        tuple(missing),
     )
+
+
+_NOT_IN = re.compile(r"(?P<path>\S+) is not in (?P<key>sandbox\.filesystem\.\w+)")
+_NO_RULE = re.compile(r"(?P<path>\S+) has no (?P<tool>\w+)\(//\S+\) deny rule(?P<why>.*)")
+
+
+def grouped(missing: Sequence[str]) -> list[str]:
+    """The wall's gaps, those of one kind on one line (`not in sandbox.filesystem.denyWrite:
+    a, b`) rather than one line per path; any other gap as it is."""
+    kinds: dict[str, list[str]] = {}
+    for gap in missing:
+        found = _NOT_IN.fullmatch(gap)
+        ruled = _NO_RULE.fullmatch(gap)
+        if found is not None:
+            kinds.setdefault(f"not in {found['key']}", []).append(found["path"])
+        elif ruled is not None:
+            kinds.setdefault(f"no {ruled['tool']}(//...) deny rule{ruled['why']}", []).append(
+                ruled["path"]
+            )
+        else:
+            kinds.setdefault(gap, [])
+    # kinds missing for the same paths (denyWrite and the Edit rule, as a rule) share a line
+    by_paths: dict[tuple[str, ...], list[str]] = {}
+    for kind, paths in kinds.items():
+        by_paths.setdefault(tuple(paths) or (kind,), []).append(kind)
+    return [
+        f"{' and '.join(names)}: {', '.join(paths)}" if names != [paths[0]] else paths[0]
+        for paths, names in by_paths.items()
+    ]
 
 
 def check_mods(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:

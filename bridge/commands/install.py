@@ -79,7 +79,12 @@ def registration_command(executable: str) -> str:
     return f"{shlex.quote(executable)} run"
 
 
-INSTALL_HINT = "ccbridge is not installed here: run `pipx install ccbridge`"
+# ccbridge is not on the package registry: it installs from a checkout (tests/test_quickstart.py
+# runs this command as the README's Quickstart writes it). No single quote: the launcher quotes.
+INSTALL_HINT = (
+    "ccbridge is not installed here: in a checkout of ccbridge, run `pipx install .` "
+    "(or `uv tool install .`) so that `ccbridge` is on PATH"
+)
 LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
 # Where ccbridge is missing, each event gets the answer it needs: a refusal with the fix for the
 # events that can stop something, a message to the user for the rest (a block on Stop would keep
@@ -650,32 +655,75 @@ def next_backup(previous: Backup | None, plan: Plan) -> Backup:
     )
 
 
+def config_hooks(path: Path, content: bytes | None) -> dict[str, list[Any]]:
+    """The hooks block of a ccbridge config, for putting back into a settings file."""
+    if content is None:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(content.decode("utf-8")) or {}
+    except (UnicodeDecodeError, yaml.YAMLError) as error:
+        raise InstallError(
+            f"{path}: not valid YAML ({error}); its hooks could not be put back, nothing was "
+            "changed: fix it (`ccbridge check`) and run uninstall again"
+        ) from None
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    if not hooks:
+        return {}
+    if not isinstance(hooks, dict) or not all(
+        isinstance(groups, list)
+        and all(isinstance(g, dict) and isinstance(g.get("hooks"), list) for g in groups)
+        for groups in hooks.values()
+    ):
+        raise InstallError(
+            f"{path}: `hooks` is not a hooks block (event: [{{matcher, hooks: [...]}}]); its "
+            "hooks could not be put back, nothing was changed: fix it (`ccbridge check`)"
+        )
+    return {str(event): list(groups) for event, groups in hooks.items() if groups}
+
+
+def _kept_config_hooks(
+    where: Target, settings_after: bytes | None, config_kept: bytes | None, notes: list[str]
+) -> bytes | None:
+    """`settings_after` with the hooks of a config that stays (and that nothing would run once
+    ccbridge is out) put back, those the settings file lacks: every hook still runs."""
+    hooks = config_hooks(where.config, config_kept)
+    if not hooks:
+        return settings_after
+    after = without_registration(where.settings, settings_after, hooks)
+    if after != settings_after:
+        notes.append(
+            f"the hooks of {where.config} are put back into {where.settings}, so they still run "
+            f"without ccbridge; {where.config} is kept as it is"
+        )
+    return after
+
+
 def plan_uninstall(
     where: Target, backup: Backup | None, settings_now: bytes | None, config_now: bytes | None
 ) -> Plan:
     notes: list[str] = []
     if backup is None:
-        notes.append("no install backup found: only the ccbridge registration is taken out")
+        # Nobody installed here (a teammate's clone of a committed registration): the config's
+        # hooks are the only record of what ran behind ccbridge, so they go back to the settings.
+        notes.append("no install record here: the ccbridge registration is taken out")
         after = without_registration(where.settings, settings_now, {})
+        if after != settings_now:
+            after = _kept_config_hooks(where, after, config_now, notes)
         return Plan(
             where.settings, where.config, settings_now, after, config_now, config_now, notes=notes
         )
     config_untouched = not backup.config_edited and _sha(config_now) == backup.config_installed
     config_after = backup.config_original if config_untouched else config_now
     if not config_untouched and config_now is not None:
-        notes.append(
-            f"{where.config} has edits you made since install: it is kept as it is "
-            "(its hooks no longer run: ccbridge is not registered)"
-        )
+        notes.append(f"{where.config} has edits you made since install: it is kept as it is")
     if backup.exact and _sha(settings_now) == backup.settings_installed:
+        after = backup.settings_original
+        if not config_untouched:
+            after = _kept_config_hooks(where, after, config_now, notes)
         return Plan(
-            where.settings,
-            where.config,
-            settings_now,
-            backup.settings_original,
-            config_now,
-            config_after,
-            notes=notes,
+            where.settings, where.config, settings_now, after, config_now, config_after, notes=notes
         )
     notes.append(
         f"{where.settings} changed since install: the registration is taken out, "
@@ -689,6 +737,8 @@ def plan_uninstall(
         data = read_settings(where.settings, after)
         down = wall.take_down(data, backup.wall)
         after = after if down == data else dump_settings(down, settings_now)
+    if not config_untouched:
+        after = _kept_config_hooks(where, after, config_now, notes)
     return Plan(
         where.settings, where.config, settings_now, after, config_now, config_after, notes=notes
     )

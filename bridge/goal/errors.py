@@ -22,6 +22,7 @@ class Code(StrEnum):
     NOT_RECORDED = "not_recorded"
     EXPIRED = "expired"
     NOT_HOST = "not_host"
+    GOALS_OFF = "goals_off"
 
 
 class GoalError(Exception):

@@ -171,37 +171,27 @@ def _approve(
     return Deny(f"approval {answer}{why}")
 
 
-AFTER_DENY = "[not consulted by `run`, which stops at the first deny] "
-
-
 def _guard(
-    execution: "Execution",
-    guards: "Sequence[Named[Guard]]",
-    trace: "list[Step]",
-    every: bool = False,
-) -> "PreDecision":
-    """The guards' word: the first denial; else every question, as one `Ask`; else `Allow`.
+    execution: "Execution", guards: "Sequence[Named[Guard]]", trace: "list[Step]"
+) -> "tuple[list[str], list[str]]":
+    """The guards' word: (every denial, every question), each reason sorted.
 
-    Guards can only deny or ask, so their order never changes the answer's kind, and a question
-    never hides a denial (deny > ask): the guards after one that asks still run. Each reason
-    starts with `[guard name]`, as a sub-hook's does, so whoever reads it (the model, the
-    audit, the user at the prompt) can tell who objected; questions are sorted, so their text
-    does not depend on the order either."""
+    Every guard is consulted, also after one denies: the answer names each cause (`rm -rf ~`
+    is both a write to protected files and the deletion of a home directory), and as guards
+    can only deny or ask, neither the answer's kind nor its text depends on their order. Each
+    reason starts with `[guard name]`, as a sub-hook's does, so whoever reads it (the model,
+    the audit, the user at the prompt) can tell who objected."""
     questions: list[str] = []
-    for index, guard in enumerate(guards):
+    denials: list[str] = []
+    for guard in guards:
         denial = _one_guard(execution, guard, trace, questions)
         if denial is not None:
-            if every:  # the rest, for `explain`, marked as what `run` never asks
-                for rest in guards[index + 1 :]:
-                    seen: list[Step] = []
-                    _one_guard(execution, rest, seen, [])
-                    trace += _marked(seen)
-            return denial
-    return Ask("\n\n".join(sorted(questions))) if questions else Allow()
+            denials.append(denial.reason)
+    return sorted(denials), sorted(questions)
 
 
-def _marked(steps: "Sequence[Step]") -> "list[Step]":
-    return [Step(s.station, s.name, s.outcome, AFTER_DENY + s.detail) for s in steps]
+def _joined(reasons: "Sequence[str]") -> str:
+    return "\n\n".join(sorted(reasons))
 
 
 def _one_guard(
@@ -234,32 +224,30 @@ def decide(
     execution: "Execution",
     stations: "Stations",
     approval: "ApprovalChannel | None" = None,
-    every_guard: bool = False,
 ) -> "Outcome":
     """Pre-execute, approval, guards: may this call run?
 
-    Guards also run on an `Ask` whose approval is deferred to the host: had the host approved,
-    they would run next, so a guard's objection must win over the pending question. A guard's
-    own question goes to the approval channel as a listener's does; when a question is already
-    deferred to the host, the guards' reasons join it (one prompt, every reason).
+    The guards run whatever came before: their denials join an earlier one (the reasons of the
+    winning rank are all kept, sorted), and on an `Ask` whose approval is deferred to the host
+    (had the host approved, they would run next) a guard's objection wins over the pending
+    question. A guard's own question goes to the approval channel as a listener's does; when a
+    question is already deferred to the host, the guards' reasons join it (one prompt, every
+    reason).
     """
     trace: list[Step] = []
     decision = _pre_execute(execution, stations.pre_execute, trace)
     if isinstance(decision, Ask):
         decision = _approve(execution, decision, approval, trace)
-    if not isinstance(decision, Deny):
-        verdict = _guard(execution, stations.guards, trace, every_guard)
-        if isinstance(verdict, Deny):
-            decision = verdict
-        elif isinstance(verdict, Ask) and isinstance(decision, Ask):
-            decision = Ask("\n\n".join(r for r in (decision.reason, verdict.reason) if r))
-        elif isinstance(verdict, Ask):
-            decision = _approve(execution, verdict, approval, trace)
-    elif every_guard:  # denied before the guards: `explain` still shows what each says
-        seen: list[Step] = []
-        _guard(execution, stations.guards, seen, every=True)
-        trace += _marked([step for step in seen if not step.detail.startswith(AFTER_DENY)])
-        trace += [step for step in seen if step.detail.startswith(AFTER_DENY)]
+    denials, questions = _guard(execution, stations.guards, trace)
+    if isinstance(decision, Deny):
+        if denials:
+            decision = Deny(_joined([decision.reason, *denials]))
+    elif denials:
+        decision = Deny(_joined(denials))
+    elif questions and isinstance(decision, Ask):
+        decision = Ask("\n\n".join(r for r in (decision.reason, _joined(questions)) if r))
+    elif questions:
+        decision = _approve(execution, Ask(_joined(questions)), approval, trace)
     return Outcome(decision=decision, trace=tuple(trace))
 
 
@@ -375,7 +363,6 @@ def run_tool(
     stations: "Stations",
     tools: "Mapping[str, Tool]",
     approval: "ApprovalChannel | None" = None,
-    every_guard: bool = False,
 ) -> "Outcome":
     """The whole pipeline for a host that runs its own tools."""
     verdict = decide(execution, stations, approval)

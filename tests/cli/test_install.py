@@ -255,7 +255,7 @@ def test_uninstall_without_a_backup_takes_out_only_the_registration(sandbox: San
     assert dry.returncode == 0 and any("/opt/bin/ccbridge run" in line for line in removed)
     assert "/opt/bin/ccbridge" in sandbox.settings.read_text()
     done = sandbox.run("uninstall")
-    assert done.returncode == 0 and "no install backup" in done.stdout
+    assert done.returncode == 0 and "no install record" in done.stdout
     assert json.loads(sandbox.settings.read_text()) == {
         "hooks": {"PreToolUse": [{"hooks": [mine]}]}
     }

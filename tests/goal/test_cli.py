@@ -39,7 +39,15 @@ class Result:
 
 
 def run(settings: GoalSettings, session_id: str | None, *args: str) -> Result:
-    env = {**os.environ, "CCBRIDGE_STATE_DIR": str(settings.state_dir)}
+    # the config in force has goals on, as where the hook records goal changes
+    config = settings.state_dir.parent / "goals-on.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text("goals: {enabled: true}\n")
+    env = {
+        **os.environ,
+        "CCBRIDGE_STATE_DIR": str(settings.state_dir),
+        "CCBRIDGE_CONFIG": str(config),
+    }
     env.pop("CLAUDE_CODE_SESSION_ID", None)
     if session_id is not None:
         env["CLAUDE_CODE_SESSION_ID"] = session_id

@@ -132,14 +132,17 @@ def test_guard_objection_wins_over_a_deferred_question() -> None:
     )
 
 
-def test_guards_do_not_run_after_a_deny() -> None:
+def test_guards_run_after_a_deny_and_their_denials_join_it() -> None:
     ran = []
     stations = Stations(
-        pre_execute=[Named("d", lambda execution, next_: Deny("no"))],
-        guards=[Named("g", lambda execution: ran.append(1))],
+        pre_execute=[Named("d", lambda execution, next_: Deny("[hook] no"))],
+        guards=[
+            Named("quiet", lambda execution: ran.append(1)),
+            Named("g", lambda execution: "not this either"),
+        ],
     )
-    assert decide(CALL, stations).decision == Deny("no")
-    assert ran == []
+    assert decide(CALL, stations).decision == Deny("[g] not this either\n\n[hook] no")
+    assert ran == [1]
 
 
 @pytest.mark.parametrize("where", ["pre", "guard", "wrapper"])

@@ -134,8 +134,11 @@ def test_guards_abstain_object_and_fail_with_their_name() -> None:
     assert empty.decision == Deny("[mute] objected")
     assert empty.trace == (Step("guard", "mute", "deny", "objected"),)
     broken = decide(CALL, Stations(guards=(Named("g", raising), Named("later", lambda _e: "x"))))
-    assert broken.decision == Deny("[g] failed: ValueError: broken")
-    assert broken.trace == (Step("guard", "g", "error", "ValueError: broken"),)
+    assert broken.decision == Deny("[g] failed: ValueError: broken\n\n[later] x")
+    assert broken.trace == (
+        Step("guard", "g", "error", "ValueError: broken"),
+        Step("guard", "later", "deny", "x"),
+    )
 
 
 def test_a_guard_may_ask_and_every_other_guard_still_runs() -> None:
