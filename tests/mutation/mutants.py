@@ -200,4 +200,28 @@ MUTANTS = (
         ("tests/test_hookcall_failures.py", "tests/test_hookcall.py"),
         "ccbridge's own failure in PostToolUse reaches the model and the user",
     ),
+    Mutant(
+        "reinstall-forgets-a-settings-edit",
+        "bridge/commands/install.py",
+        "        exact=previous.exact and untouched,\n",
+        "        exact=previous.exact and config_untouched,\n",
+        ("tests/cli/test_reinstall.py",),
+        "uninstall keeps a settings.json edited between two installs",
+    ),
+    Mutant(
+        "managed-uninstall-takes-a-foreign-hook",
+        "bridge/commands/managed.py",
+        "    return bool(found) and total == sum(len(items) for items in found.values())",
+        "    return bool(found)",
+        ("tests/cli/test_managed.py",),
+        "uninstall --managed keeps a drop-in holding an administrator's own hook",
+    ),
+    Mutant(
+        "self-protection-question-hides-a-denial",
+        "bridge/guards/protect/protect_paths.py",
+        "    for reason in reasons:\n        if reason and not isinstance(reason, _RunTime):\n",
+        "    for reason in reasons:\n        if reason:\n",
+        ("tests/guards/protect/test_self_protection_variants.py",),
+        "a question from one value of a variable never hides another value's certain denial",
+    ),
 )
