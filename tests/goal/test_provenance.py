@@ -131,7 +131,8 @@ def forged_prompt(session_id: str) -> str:
 
 FORGERIES = {
     "ccbridge-run": "ccbridge run --config {config} < {event}",
-    "cleared-env": 'env -i PATH="$PATH" CCBRIDGE_STATE_DIR="$CCBRIDGE_STATE_DIR" '
+    # HOME kept: with none, the cache would be the real home's (from the user database)
+    "cleared-env": 'env -i PATH="$PATH" HOME="$HOME" CCBRIDGE_STATE_DIR="$CCBRIDGE_STATE_DIR" '
     "ccbridge run --config {config} < {event}",
     "python-main": "{python} -c 'import sys; from bridge.main import main; "
     'sys.argv = ["ccbridge", "run", "--config", "{config}"]; main()\' < {event}',
