@@ -105,7 +105,13 @@ def test_a_writer_that_gave_up_on_the_lock_does_not_rotate(
     path.write_bytes(full)
     with open(tmp_path / "audit.jsonl.lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_SH)
-        log.append(path, {"n": 50}, len(full), 3)
+        # in a thread: a writer stuck in a blocking flock must fail the test, not hang it
+        writer = threading.Thread(
+            target=log.append, args=(path, {"n": 50}, len(full), 3), daemon=True
+        )
+        writer.start()
+        writer.join(timeout=HANG)
+        assert not writer.is_alive(), "the writer did not give up on the held lock"
     assert not (tmp_path / "audit.jsonl.1").exists()
     assert path.read_bytes() == full + b'{"n":50}\n'
     log.append(path, {"n": 51}, len(full), 3)  # with the lock: over the cap, it rotates

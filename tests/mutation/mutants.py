@@ -272,4 +272,12 @@ MUTANTS = (
         ("tests/robustness/test_time_bounds.py",),
         "a FIFO in place of a config or state file is refused, not waited for",
     ),
+    Mutant(
+        "gemini-block-not-a-deny",
+        "bridge/wire/hosts/gemini.py",
+        '    blocked = result.decision in ("deny", "block")',
+        '    blocked = result.decision == "deny"',
+        ("tests/wire/test_gemini_block.py",),
+        "a refused prompt (BeforeAgent) is Gemini's exit 2 and decision: deny, which blocks it",
+    ),
 )
