@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import ctypes
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.support import machine
 
 _COMMON = settings(
     deadline=None,  # processes and a shared machine make per-example timing meaningless
@@ -45,3 +49,15 @@ def _play_claude_code() -> None:
 
 
 _play_claude_code()
+
+
+_REAL_HOME = Path(os.path.expanduser("~"))
+
+
+@pytest.fixture(autouse=True)
+def _machine_left_as_found() -> Iterator[None]:
+    """Tests never change the machine outside their temp dirs (tests/support/machine.py)."""
+    before = machine.snapshot(_REAL_HOME)
+    yield
+    changed = machine.changes(before, machine.snapshot(_REAL_HOME))
+    assert not changed, "the test changed the machine outside its temp dirs:\n" + "\n".join(changed)

@@ -260,7 +260,11 @@ def test_a_hook_call_runs_with_the_cyclic_collector_off(tmp_path: Path) -> None:
         [CCBRIDGE, "run", "--config", str(config)],
         input=orjson.dumps(post),
         capture_output=True,
-        env={**os.environ, "CCBRIDGE_STATE_DIR": str(tmp_path / "state")},
+        env={
+            **os.environ,
+            "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+            "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),  # never the real home's
+        },
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import json
 
-from tests.support.sandbox import Sandbox
+from tests.support.sandbox import CCBRIDGE, Sandbox
 
 
 def fake_claude(sandbox: Sandbox, version: str) -> None:
@@ -21,6 +21,9 @@ def findings(sandbox: Sandbox) -> tuple[int, dict[str, list[tuple[str, str]]]]:
 
 
 def test_a_healthy_install(sandbox: Sandbox) -> None:
+    # doctor probes the `ccbridge` CC would start, found on PATH: the one under test, whatever
+    # order the caller's PATH has
+    sandbox.env["PATH"] = f"{sandbox.root / 'bin'}:{CCBRIDGE.parent}:{sandbox.env['PATH']}"
     fake_claude(sandbox, "2.1.332")
     sandbox.write(sandbox.config, "audit:\n  keep: 8\n")  # a project may keep more, not less
     assert sandbox.run("install").returncode == 0

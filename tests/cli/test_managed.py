@@ -69,3 +69,30 @@ def test_dry_run_writes_nothing(sandbox: Sandbox, tmp_path: Path) -> None:
     done = sandbox.run("install", "--managed", "--managed-dir", str(managed), "--dry-run")
     assert done.returncode == 0 and '"onFailure": "block"' in done.stdout
     assert not managed.exists()
+
+
+def test_a_drop_in_holding_an_administrators_hook_is_kept(sandbox: Sandbox, tmp_path: Path) -> None:
+    """An administrator's own hook entry added to ccbridge's drop-in (beside ccbridge's, or in
+    an event of its own) makes the file theirs too: uninstall leaves it, install does not
+    overwrite it."""
+    managed = tmp_path / "m.d"
+    assert sandbox.run("install", "--managed", "--managed-dir", str(managed)).returncode == 0
+    path = managed / "ccbridge.json"
+    theirs = {"type": "command", "command": "/opt/org/audit-hook"}
+    for place in ("beside", "own event"):
+        data = json.loads(path.read_text())
+        if place == "beside":
+            data["hooks"]["PreToolUse"][0]["hooks"].append(theirs)
+        else:
+            data["hooks"]["Stop"] = [{"hooks": [theirs]}]
+        path.write_text(json.dumps(data))
+        edited = path.read_bytes()
+        done = sandbox.run("uninstall", "--managed", "--managed-dir", str(managed))
+        assert done.returncode == 1 and "not removed" in done.stderr, (place, done.stdout)
+        assert path.read_bytes() == edited, place
+        clash = sandbox.run("install", "--managed", "--managed-dir", str(managed))
+        assert clash.returncode == 1 and "not overwritten" in clash.stderr, place
+        assert path.read_bytes() == edited, place
+        assert sandbox.run("uninstall", "--managed", "--managed-dir", str(managed)).returncode == 1
+        path.unlink()
+        assert sandbox.run("install", "--managed", "--managed-dir", str(managed)).returncode == 0

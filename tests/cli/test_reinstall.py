@@ -32,3 +32,29 @@ def test_uninstall_keeps_a_config_edited_before_a_reinstall(sandbox: Sandbox) ->
     assert done.returncode == 0, done.stderr
     assert sandbox.config.read_text() == reinstalled
     assert f"{sandbox.config} has edits you made since install: it is kept" in done.stdout
+
+
+def test_uninstall_keeps_a_settings_edit_made_between_two_installs(sandbox: Sandbox) -> None:
+    """The first install's record of the exact original bytes stops being the whole truth once
+    the user edits settings.json (here a permission rule and a new hook) and installs again:
+    uninstall then takes the registration out and keeps the edit."""
+    sandbox.write_json(sandbox.settings, FIRST)
+    assert sandbox.run("install").returncode == 0
+    settings = json.loads(sandbox.settings.read_text())
+    settings.setdefault("permissions", {})["allow"] = ["Bash(make test)"]
+    settings["hooks"]["PreToolUse"].append(
+        {"hooks": [{"type": "command", "command": "./second.sh"}]}
+    )
+    sandbox.write_json(sandbox.settings, settings)
+    again = sandbox.run("install")
+    assert again.returncode == 0 and "moved 1 hook" in again.stdout, again.stdout
+    done = sandbox.run("uninstall")
+    assert done.returncode == 0, done.stderr
+    after = json.loads(sandbox.settings.read_text())
+    assert after.get("permissions") == {"allow": ["Bash(make test)"]}, after
+    commands = [
+        handler["command"] for group in after["hooks"]["PreToolUse"] for handler in group["hooks"]
+    ]
+    assert commands == ["./first.sh", "./second.sh"], after
+    assert "ccbridge" not in sandbox.settings.read_text()
+    assert f"{sandbox.settings} changed since install" in done.stdout

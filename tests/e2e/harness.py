@@ -120,10 +120,12 @@ def run_claude(
     env: Mapping[str, str] | None = None,
     home: Path | None = None,
     args: Sequence[str] = (),
+    wrap: Sequence[str] = (),
 ) -> Result:
     """Run `claude -p` once in `project_dir` with `settings` as its project settings, the model
     answering from `script`. `env` adds to CC's environment (hooks inherit it); `home` is CC's
-    home directory (default: a fresh temporary one); `args` add to its command line. With
+    home directory (default: a fresh temporary one); `args` add to its command line; `wrap`
+    comes before it (a command that runs it, such as a private mount namespace's). With
     `settings` None the project's own settings file is used as it is."""
     project_dir = project_dir.resolve()
     (project_dir / ".claude").mkdir(parents=True, exist_ok=True)
@@ -146,7 +148,7 @@ def run_claude(
             **(env or {}),
         }
         completed = subprocess.run(
-            [str(binary), "-p", prompt, "--output-format", "json", *args],
+            [*wrap, str(binary), "-p", prompt, "--output-format", "json", *args],
             cwd=project_dir,
             env=cc_env,
             stdin=subprocess.DEVNULL,

@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
 import pytest
@@ -207,79 +201,41 @@ def install(claude: Path, home: Path, source: Path) -> None:
 
 
 # The build reads managed settings only from the system folder (the variable naming another is
-# not honoured by the release binary), so a managed case writes a drop-in there for the length
-# of one run. Its hook answers only the run that carries this test's token: any other CC on the
-# machine meanwhile sees a hook that exits 0 and says nothing (the guard options have no such
-# gate, which is why every real-CC run takes the shared lock).
+# not honoured by the release binary), so a managed case runs CC in a mount namespace of its own
+# whose /etc is an overlay (its changes kept in memory) holding the drop-in: CC and the hooks it
+# starts see it, nothing else on the machine does, and nothing is left when the run ends. Where
+# no such namespace can be made (no root, no overlayfs), the case skips, and under CI=true fails.
 SYSTEM = Path("/etc/claude-code")
 DROP_INS = SYSTEM / "managed-settings.d"
-# A drop-in is named for the pid that wrote it, and a folder this test made holds this marker
-# (CC reads only *.json drop-ins not starting with a dot): a run killed outright (SIGKILL)
-# leaves both, and the next run removes them.
-DROP_IN = re.compile(r"zz-ccbridge-e2e-(\d+)-[\w.-]+\.json")
-MADE_HERE = ".ccbridge-e2e-made-this"
+PRIVATE_ETC = """set -e
+mount -t tmpfs ccbridge-e2e "$1"
+mkdir "$1/upper" "$1/work"
+mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1/upper,workdir=$1/work" /etc
+mkdir -p /etc/claude-code/managed-settings.d
+cp "$2" "/etc/claude-code/managed-settings.d/$3"
+shift 3
+exec "$@"
+"""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def sweep_leftovers() -> None:
-    """Remove what a killed earlier run left: its drop-ins, then the folders it made, once
-    nothing but its marker is in them."""
-    if DROP_INS.is_dir():
-        for path in DROP_INS.iterdir():
-            found = DROP_IN.fullmatch(path.name)
-            if found and not _alive(int(found.group(1))):
-                path.unlink(missing_ok=True)
-    for folder in (DROP_INS, SYSTEM):
-        if (folder / MADE_HERE).is_file() and {p.name for p in folder.iterdir()} <= {
-            MADE_HERE,
-            DROP_INS.name,
-        }:
-            if folder == SYSTEM and DROP_INS.exists() and any(DROP_INS.iterdir()):
-                continue
-            shutil.rmtree(folder, ignore_errors=True)
-
-
-def _raise_exit(signum: int, _frame: FrameType | None) -> None:
-    raise SystemExit(128 + signum)
-
-
-@contextmanager
-def system_drop_in(name: str, data: dict[str, object]) -> Iterator[Path]:
-    """`data` as the drop-in `name` for the length of the block; afterwards the system folder
-    is as it was, also when the run fails, times out or is ended by SIGTERM/SIGHUP/SIGINT."""
-    assert DROP_IN.fullmatch(name), name
-    sweep_leftovers()
-    created = [path for path in (SYSTEM, DROP_INS) if not path.exists()]
-    drop_in = DROP_INS / name
-    previous = drop_in.read_bytes() if drop_in.is_file() else None
-    handlers = {sig: signal.signal(sig, _raise_exit) for sig in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        try:
-            for path in created:
-                path.mkdir(mode=0o755)
-                (path / MADE_HERE).write_text(f"{os.getpid()}\n")
-        except PermissionError:
-            pytest.skip(f"cannot write {SYSTEM}: the managed case needs root")
-        drop_in.write_text(json.dumps(data))
-        yield drop_in
-    finally:
-        if previous is None:
-            drop_in.unlink(missing_ok=True)
-        else:
-            drop_in.write_bytes(previous)
-        for path in reversed(created):
-            shutil.rmtree(path, ignore_errors=True)
-        for sig, handler in handlers.items():
-            signal.signal(sig, handler)
+def private_system(scratch: Path, name: str, data: dict[str, object]) -> list[str]:
+    """The command prefix that runs a command with `data` as the drop-in `name` in a private
+    /etc (see above); `scratch` is an empty folder of the test's for the namespace's mounts."""
+    scratch.mkdir(parents=True, exist_ok=True)
+    (scratch / "mnt").mkdir()
+    (scratch / name).write_text(json.dumps(data))
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("no `unshare` (util-linux): a managed case needs a private mount namespace")
+    prefix = [unshare, "--mount", "--propagation", "private", "--", "sh", "-c", PRIVATE_ETC]
+    prefix += ["sh", str(scratch / "mnt"), str(scratch / name), name]
+    probe = subprocess.run([*prefix, "true"], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip(
+            "cannot give CC a private /etc/claude-code (a mount namespace with /etc overlaid "
+            f"needs root and overlayfs): {probe.stderr.strip()[-200:]}"
+        )
+    return prefix
 
 
 def measure(
@@ -309,10 +265,9 @@ def measure(
     elif mod:
         args = ["--plugin-dir", str(plugin(tmp_path / "plugins", mod))]
     script = [Turn.bash(TOUCH_MARKER)]
-    token = f"{os.getpid()}-{tmp_path.name}"
     drop_in: dict[str, object] | None = None if policy is None else {}
     if registration == "managed":
-        # the very drop-in `ccbridge install --managed` writes, its command behind the gate
+        # the very drop-in `ccbridge install --managed` writes
         staged = tmp_path / "staged"
         subprocess.run(
             [ccbridge_executable(), "install", "--managed", "--managed-dir", str(staged)],
@@ -320,25 +275,16 @@ def measure(
             capture_output=True,
         )
         installed: dict[str, Any] = json.loads((staged / "ccbridge.json").read_text())
-        gate = tmp_path / "gate.sh"
-        gate.write_text(
-            f'#!/bin/sh\n[ "$CCBRIDGE_E2E_MANAGED" = "{token}" ] || {{ cat >/dev/null; exit 0; }}\n'
-            f'exec {ccbridge_executable()} "$@"\n'
-        )
-        gate.chmod(0o755)
-        env["CCBRIDGE_E2E_MANAGED"] = token
         for groups in installed["hooks"].values():
             for group in groups:
                 for handler in group["hooks"]:
                     assert handler["args"] == ["run"]  # exec form: CC must pass the args
-                    handler["command"] = str(gate)
         drop_in = installed
+    wrap: list[str] = []
     if drop_in is not None:
         drop_in.update(POLICIES[policy])
-        with system_drop_in(f"zz-ccbridge-e2e-{token}.json", drop_in):
-            result = run_claude(claude, project, settings, script, env=env, args=args, home=home)
-    else:
-        result = run_claude(claude, project, settings, script, env=env, args=args, home=home)
+        wrap = private_system(tmp_path / "system", "zz-ccbridge-e2e.json", drop_in)
+    result = run_claude(claude, project, settings, script, env=env, args=args, home=home, wrap=wrap)
     results = result.requests.tool_results()
     log = tmp_path / "state" / "audit.jsonl"
     exported = (
@@ -421,17 +367,6 @@ def test_the_fleet_guide_shows_the_measured_rows() -> None:
     assert ("with the same result on both" in prose) is not any(BY_VERSION.values())
 
 
-@pytest.fixture
-def system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The drop-in machinery pointed at a scratch folder standing for /etc/claude-code."""
-    (tmp_path / "etc").mkdir()
-    root = tmp_path / "etc" / "claude-code"
-    module = sys.modules[__name__]
-    monkeypatch.setattr(module, "SYSTEM", root)
-    monkeypatch.setattr(module, "DROP_INS", root / "managed-settings.d")
-    return root
-
-
 def tree(root: Path) -> dict[str, bytes | None]:
     if not root.exists():
         return {}
@@ -441,55 +376,21 @@ def tree(root: Path) -> dict[str, bytes | None]:
     }
 
 
-NAME = f"zz-ccbridge-e2e-{os.getpid()}-x.json"
-
-
-@pytest.mark.parametrize("present", ["nothing", "folder", "drop-ins", "same name"])
-def test_the_system_folder_is_put_back_after_a_failure(system: Path, present: str) -> None:
-    if present != "nothing":
-        system.mkdir(parents=True)
-    if present in ("drop-ins", "same name"):
-        (system / "managed-settings.d").mkdir()
-        (system / "managed-settings.d" / "10-admin.json").write_text('{"env": {}}')
-    if present == "same name":
-        (system / "managed-settings.d" / NAME).write_text("theirs")
-    before = tree(system)
-    with pytest.raises(RuntimeError), system_drop_in(NAME, {"k": 1}) as written:
-        assert json.loads(written.read_text()) == {"k": 1}
-        raise RuntimeError("the run failed")
-    assert tree(system) == before
-    assert system.exists() is (present != "nothing")
-
-
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
-def test_a_terminating_signal_still_puts_the_folder_back(system: Path, signum: int) -> None:
-    kept = signal.getsignal(signum)
-    with pytest.raises(SystemExit), system_drop_in(NAME, {}):
-        os.kill(os.getpid(), signum)
-    assert not system.exists()
-    assert signal.getsignal(signum) == kept
-
-
-def test_what_a_killed_run_left_is_swept_by_the_next(system: Path) -> None:
-    dead = subprocess.Popen(["true"])
-    dead.wait()
-    left = system / "managed-settings.d"
-    left.mkdir(parents=True)
-    for folder in (system, left):
-        (folder / MADE_HERE).write_text(f"{dead.pid}\n")
-    (left / f"zz-ccbridge-e2e-{dead.pid}-y.json").write_text("{}")
-    with system_drop_in(NAME, {}):
-        assert sorted(p.name for p in left.iterdir()) == sorted([NAME, MADE_HERE])
-    assert not system.exists()
-
-
-def test_a_live_run_s_drop_in_and_an_admin_s_folder_are_left_alone(system: Path) -> None:
-    left = system / "managed-settings.d"
-    left.mkdir(parents=True)
-    live = left / f"zz-ccbridge-e2e-{os.getppid()}-z.json"
-    live.write_text("{}")
-    sweep_leftovers()
-    assert tree(system) == {"managed-settings.d": None, f"managed-settings.d/{live.name}": b"{}"}
+@pytest.mark.e2e
+def test_a_private_system_folder_is_seen_inside_and_leaves_the_machine_as_it_was(
+    tmp_path: Path,
+) -> None:
+    before = tree(SYSTEM)
+    wrap = private_system(tmp_path / "system", "zz-ccbridge-e2e.json", {"k": 1})
+    inside = subprocess.run(
+        [*wrap, "cat", str(DROP_INS / "zz-ccbridge-e2e.json")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert json.loads(inside.stdout) == {"k": 1}
+    assert tree(SYSTEM) == before  # nothing written on the machine
+    assert [path.name for path in (tmp_path / "system" / "mnt").iterdir()] == []
 
 
 if __name__ == "__main__":

@@ -89,7 +89,8 @@ def test_a_nested_claude_started_by_the_bash_tool_is_refused(tmp_path: Path) -> 
             700: ("ccbridge", 660, HOOK_ENV, b"ccbridge\0run\0"),
         },
     )
-    assert bash_tool_refusal(700, proc) is not None
+    refusal = bash_tool_refusal(700, proc)
+    assert refusal is not None and "Bash tool" in refusal and "600" in refusal, refusal
 
 
 def test_fails_closed_without_claude_code_above_or_when_unreadable(tmp_path: Path) -> None:
@@ -130,7 +131,8 @@ def forged_prompt(session_id: str) -> str:
 
 FORGERIES = {
     "ccbridge-run": "ccbridge run --config {config} < {event}",
-    "cleared-env": 'env -i PATH="$PATH" CCBRIDGE_STATE_DIR="$CCBRIDGE_STATE_DIR" '
+    # HOME kept: with none, the cache would be the real home's (from the user database)
+    "cleared-env": 'env -i PATH="$PATH" HOME="$HOME" CCBRIDGE_STATE_DIR="$CCBRIDGE_STATE_DIR" '
     "ccbridge run --config {config} < {event}",
     "python-main": "{python} -c 'import sys; from bridge.main import main; "
     'sys.argv = ["ccbridge", "run", "--config", "{config}"]; main()\' < {event}',

@@ -154,6 +154,20 @@ LOOSENINGS = [
     ("defaults: {approval: none}", "defaults: {approval: prompt}", "defaults.approval", "none"),
     ("", "defaults: {deadline: 55}", "defaults.deadline", 54.0),
     ("goals: {enabled: true}", "goals: {enabled: false}", "goals.enabled", True),
+    # more rounds before a goal's end is a looser goal: a narrower layer may only lower it
+    ("", "goals: {default_max_rounds: 20}", "goals.default_max_rounds", 10),
+    (
+        "goals: {default_max_rounds: 6}",
+        "goals: {default_max_rounds: 8}",
+        "goals.default_max_rounds",
+        6,
+    ),
+    (
+        "goals: {blocked_min_rounds: 5}",
+        "goals: {blocked_min_rounds: 2}",
+        "goals.blocked_min_rounds",
+        5,
+    ),
 ]
 
 
@@ -201,6 +215,8 @@ TIGHTENINGS = [
     ("defaults: {deadline: 10}", "defaults.deadline", 10.0),
     ("goals: {enabled: true}", "goals.enabled", True),
     ("audit: {keep: 9}", "audit.keep", 9),
+    ("goals: {default_max_rounds: 3}", "goals.default_max_rounds", 3),
+    ("goals: {blocked_min_rounds: 6}", "goals.blocked_min_rounds", 6),
 ]
 
 

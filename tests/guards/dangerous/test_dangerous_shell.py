@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from bridge.guards.dangerous.dangerous_shell import configure, dangerous_shell
 from bridge.guards.dangerous.git_rules import DEFAULT_ON, RULES
 from bridge.pipeline import Ask, Execution
+from tests.support import verdicts
 
 
 def judge(command: object, cwd: str = "/work/project") -> str | Ask | None:
@@ -353,6 +354,7 @@ def test_reason_names_the_command_and_the_harm() -> None:
 
 
 DANGEROUS_COMMANDS = st.sampled_from([command for command, _ in DANGEROUS])
+WHY = dict(DANGEROUS)  # the harm each reason names
 # Without `cd`: a benign `cd build` rightly changes what a later `rm -rf .` deletes.
 BENIGN_COMMANDS = st.sampled_from(
     [command for command in BENIGN if command and "cd " not in command]
@@ -367,14 +369,14 @@ BENIGN_COMMANDS = st.sampled_from(
 def test_surrounding_benign_commands_never_make_a_dangerous_one_pass(
     dangerous: str, others: list[str], separator: str
 ) -> None:
-    assert judge(separator.join([*others, dangerous, *others])) is not None
+    verdicts.denied(judge(separator.join([*others, dangerous, *others])), WHY[dangerous])
 
 
 @given(
     DANGEROUS_COMMANDS, st.sampled_from(["bash -c {}", "sh -c {}", "eval {}", "sudo bash -c {}"])
 )
 def test_wrapping_in_a_shell_string_never_makes_it_pass(dangerous: str, wrapper: str) -> None:
-    assert judge(wrapper.format(shlex.quote(dangerous))) is not None
+    verdicts.denied(judge(wrapper.format(shlex.quote(dangerous))), WHY[dangerous])
 
 
 @given(BENIGN_COMMANDS)
@@ -404,7 +406,7 @@ def test_a_glob_that_can_match_a_denied_path_is_denied(path: str, data: st.DataO
         return
     cut = data.draw(st.integers(min_value=path.rindex("/") + 1, max_value=len(path) - 1))
     for glob in (path[:cut] + "*", path[:cut] + "?" + path[cut + 1 :]):
-        assert judge(f"rm -rf {glob}") is not None, glob
+        verdicts.denied(judge(f"rm -rf {glob}"), "dangerous command `rm -rf", "recursively deletes")
 
 
 SHELL_TOKENS = st.sampled_from(

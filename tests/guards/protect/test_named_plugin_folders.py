@@ -5,6 +5,7 @@ outside the projects the agent works in)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from tests.support.sandbox import Sandbox, pre_tool_use
@@ -39,3 +40,35 @@ def test_a_marketplace_added_since_the_last_call_is_kept_on_the_next(tmp_path: P
     sandbox.write_json(record, {"added": {"source": {"source": "directory", "path": str(market)}}})
     after = sandbox.call_executable(None, json.dumps(write).encode(), env=env)
     assert after.exit_code == 2 and str(market) in after.reason, after.stdout
+
+
+def test_settings_rewritten_with_the_same_size_and_mtime_are_read_again(tmp_path: Path) -> None:
+    # the compiled config (with the folders settings name) is cached by the settings file's
+    # identity: a rewrite that keeps the size and puts the mtime back still changes its ctime
+    # (and, replaced, its inode), so the next call keeps the newly named folder
+    sandbox = Sandbox(tmp_path)
+    write = pre_tool_use("echo x > mk-b/hooks/run.js", cwd=str(sandbox.project))
+    env = {"CLAUDE_PROJECT_DIR": str(sandbox.project)}
+
+    def named(folder: str) -> bytes:
+        market = {"source": {"source": "directory", "path": f"./{folder}"}}
+        return json.dumps({"extraKnownMarketplaces": {"here": market}}).encode()
+
+    sandbox.settings.write_bytes(named("mk-a"))
+    stamp = sandbox.settings.stat()
+    before = sandbox.call_executable(None, json.dumps(write).encode(), env=env)
+    assert before.exit_code == 0 and before.decision != "deny", before.stdout
+    replacement = sandbox.settings.with_name("settings.json.new")
+    replacement.write_bytes(named("mk-b"))
+    replacement.replace(sandbox.settings)
+    os.utime(sandbox.settings, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    now = sandbox.settings.stat()
+    assert (now.st_size, now.st_mtime_ns) == (stamp.st_size, stamp.st_mtime_ns)
+    after = sandbox.call_executable(None, json.dumps(write).encode(), env=env)
+    assert after.decision == "deny" and after.reason.startswith("[self-protection] "), after.stdout
+    assert "mk-b" in after.reason
+    # the same in place (same inode: only the ctime tells)
+    sandbox.settings.write_bytes(named("mk-a"))
+    os.utime(sandbox.settings, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    again = sandbox.call_executable(None, json.dumps(write).encode(), env=env)
+    assert again.exit_code == 0 and again.decision != "deny", again.stdout

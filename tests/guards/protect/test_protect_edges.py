@@ -9,6 +9,7 @@ import pytest
 
 from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect_paths, writes
 from bridge.pipeline import Ask, Execution
+from tests.support import verdicts
 
 
 @pytest.mark.parametrize(
@@ -383,10 +384,17 @@ def test_a_relative_patch_is_read_where_the_agent_runs_not_where_the_hook_runs(
     (hook / "x.patch").write_text("--- a/x/y\n+++ b/x/y\n", encoding="utf-8")
     monkeypatch.chdir(hook)
     guard = protect_paths.protected_paths_guard([str(agent / "d" / "e" / "f")])
-    assert guard(Execution.create("Bash", {"command": how}, cwd=str(agent))) is not None
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": how}, cwd=str(agent))),
+        "protected path: `",
+        "may write to ./d/e/f",
+        str(agent / "d" / "e" / "f"),
+    )
     # After a `cd` the directory is unknown: an unreadable patch may write anything below.
     moved = Execution.create("Bash", {"command": f"cd sub && {how}"}, cwd=str(agent))
-    assert guard(moved) is not None
+    verdicts.denied(
+        guard(moved), "protected path: `", "may write to .,", str(agent / "d" / "e" / "f")
+    )
 
 
 def test_a_patch_too_large_to_read_whole_fails_closed(tmp_path: Path) -> None:
@@ -1091,7 +1099,9 @@ def test_a_glob_may_match_hidden_files(tmp_path: Path) -> None:
 def test_a_state_directory_given_with_a_slash_still_names_its_hint() -> None:
     guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/var/zz/", env={})
     execution = Execution.create("Bash", {"command": "make $X; echo zz"}, cwd="/w")
-    assert guard(execution) is not None
+    verdicts.denied(
+        guard(execution), "ccbridge self-protection: cannot tell what `make $X` does", "mentions zz"
+    )
 
 
 def test_an_anchored_glob_matches_from_the_root_only() -> None:
@@ -1122,7 +1132,7 @@ def test_files_landing_in_the_directory_holding_the_state_reach_it() -> None:
 def test_a_path_the_system_cannot_resolve_is_still_guarded_as_written() -> None:
     guard = protect_paths.protected_paths_guard(["/p/a\x00b"])  # realpath refuses the NUL
     execution = Execution.create("Write", {"file_path": "/p/a\x00b", "content": ""}, cwd="/w")
-    assert guard(execution) is not None
+    verdicts.denied(guard(execution), "protected path: Write to /p/a\x00b is denied")
 
 
 @pytest.fixture
@@ -1150,7 +1160,9 @@ def test_deleting_the_target_directory_of_a_protected_symlink_is_denied(
     spec, real = linked
     guard = protect_paths.protected_paths_guard([str(spec)])
     execution = Execution.create("Bash", {"command": f"rm -rf '{real}'"}, cwd="/w")
-    assert guard(execution) is not None
+    verdicts.denied(
+        guard(execution), f"protected path: `rm -rf {real}` may write to {real}", str(spec)
+    )
 
 
 def test_find_elsewhere_does_not_reach_the_target_of_a_protected_symlink(
@@ -1175,7 +1187,11 @@ def test_without_an_absolute_working_directory_a_path_is_read_where_the_hook_run
 ) -> None:
     monkeypatch.chdir(tmp_path)
     guard = protect_paths.protected_paths_guard([str(tmp_path / "f")])
-    assert guard(Execution.create("Write", {"file_path": "f", "content": ""}, cwd=cwd)) is not None
+    verdicts.denied(
+        guard(Execution.create("Write", {"file_path": "f", "content": ""}, cwd=cwd)),
+        "protected path: Write to f is denied",
+        str(tmp_path / "f"),
+    )
 
 
 def test_every_match_of_a_glob_is_judged(tmp_path: Path) -> None:
@@ -1186,7 +1202,11 @@ def test_every_match_of_a_glob_is_judged(tmp_path: Path) -> None:
     first = glob.glob(f"{tmp_path}/*")[0]  # not the last one the shell's expansion yields
     guard = protect_paths.protected_paths_guard([first])
     command = f"rm {tmp_path}/*"
-    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": command}, cwd="/w")),
+        f"protected path: `{command}` may write to",
+        f"matches protected {first!r}",
+    )
 
 
 def test_after_a_cd_an_absolute_path_is_only_itself() -> None:
@@ -1308,9 +1328,15 @@ def test_a_dollar_sign_in_inline_code_is_a_plain_character() -> None:
     assert judged(f"{CODE_WITH_A_DOLLAR} d/e/f") is None  # and one naming a protected path
 
 
-@pytest.mark.parametrize("command", ["X=$Y make .claude", "cat --file=/st/x"])
-def test_assignments_and_option_values_are_words_of_their_own(command: str) -> None:
-    assert strict(command) is not None
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("X=$Y make .claude", "in a command line that mentions .claude"),
+        ("cat --file=/st/x", "names /st/x, inside ccbridge's state '/st'"),
+    ],
+)
+def test_assignments_and_option_values_are_words_of_their_own(command: str, why: str) -> None:
+    verdicts.denied(strict(command), "ccbridge self-protection: ", why)
 
 
 def test_importing_runpy_is_running_ccbridge() -> None:
@@ -1489,7 +1515,11 @@ def test_a_cd_with_no_directory_goes_home(monkeypatch: pytest.MonkeyPatch, tmp_p
     (tmp_path / "st" / "x").touch()
     monkeypatch.setenv("HOME", str(tmp_path))
     guard = protect_paths.self_protection_guard(["/p/s.json"], [], str(tmp_path / "st"), env={})
-    assert guard(Execution.create("Bash", {"command": "cd && rm -rf *"}, cwd="/w")) is not None
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": "cd && rm -rf *"}, cwd="/w")),
+        "ccbridge self-protection: `rm -rf *` names *, inside ccbridge's state",
+        str(tmp_path / "st"),
+    )
 
 
 def test_a_find_that_deletes_run_by_find_makes_the_outer_find_a_writer() -> None:
@@ -1539,7 +1569,11 @@ def test_after_an_unknown_cd_an_absolute_glob_is_expanded(tmp_path: Path) -> Non
     (tmp_path / "p" / "d" / "e").mkdir(parents=True)
     guard = protect_paths.protected_paths_guard([str(tmp_path / "p" / "d" / "e" / "f")])
     command = f"cd $X && rm -rf {tmp_path}/p/d*"  # d* is d, above the protected file
-    assert guard(Execution.create("Bash", {"command": command}, cwd="/w")) is not None
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": command}, cwd="/w")),
+        f"protected path: `rm -rf {tmp_path}/p/d*` may write to",
+        str(tmp_path / "p" / "d" / "e" / "f"),
+    )
 
 
 @pytest.mark.parametrize(

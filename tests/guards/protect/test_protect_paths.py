@@ -15,6 +15,7 @@ from bridge.guards.protect.protect_paths import (
     self_protection_guard,
 )
 from bridge.pipeline import Ask, Execution, Guard
+from tests.support import verdicts
 
 PROJECT = "/work/project"
 DEFAULTS = (*DEFAULT_SECRET_PATTERNS, *CC_SETTINGS_PATTERNS)
@@ -187,7 +188,10 @@ def test_a_patch_is_judged_by_the_files_it_names(tmp_path: Path) -> None:
 
 def test_copying_from_a_protected_path_is_denied_conservatively() -> None:
     # cp names the protected file among its words; we deny rather than tell source from target
-    assert bash("cp .env.local /tmp/x.txt") is not None
+    verdicts.denied(
+        bash("cp .env.local /tmp/x.txt"),
+        "protected path: `cp .env.local /tmp/x.txt` may write to /tmp/x.txt/.env.local",
+    )
 
 
 @pytest.mark.parametrize("command", ["echo 'x > .env", "echo $(ls", "echo )"])
@@ -215,8 +219,16 @@ def test_a_protected_symlink_protects_its_target(tmp_path: Path) -> None:
     link = tmp_path / "settings.json"
     link.symlink_to(target)
     guard = protected_paths_guard([link])
-    assert guard(Execution.create("Edit", {"file_path": str(target)})) is not None
-    assert guard(Execution.create("Edit", {"file_path": str(link)})) is not None
+    verdicts.denied(
+        guard(Execution.create("Edit", {"file_path": str(target)})),
+        f"protected path: Edit to {target} is denied",
+        str(link),
+    )
+    verdicts.denied(
+        guard(Execution.create("Edit", {"file_path": str(link)})),
+        f"protected path: Edit to {link} is denied",
+        str(link),
+    )
 
 
 def test_a_glob_in_the_command_is_expanded_like_the_shell_would(tmp_path: Path) -> None:
@@ -271,21 +283,28 @@ NAMES = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789._-", min_size=1).
 def test_everything_under_a_protected_directory_is_protected(names: list[str]) -> None:
     guard = protected_paths_guard(["/srv/state"])
     path = "/srv/state/" + "/".join(names)
-    assert guard(Execution.create("Write", {"file_path": path})) is not None
-    assert bash(f"echo x > {path}", guard) is not None
+    verdicts.denied(
+        guard(Execution.create("Write", {"file_path": path})),
+        f"protected path: Write to {path} is denied (matches '/srv/state')",
+    )
+    verdicts.denied(
+        bash(f"echo x > {path}", guard),
+        f"protected path: `echo x` may write to {path}",
+        "/srv/state",
+    )
 
 
 @given(st.sampled_from(DENIED), st.lists(NAMES, max_size=3))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_more_protected_entries_never_allow_more(command: str, extra: list[str]) -> None:
     guard = protected_paths_guard([*DEFAULTS, *extra])
-    assert bash(command, guard) is not None
+    verdicts.denied(bash(command, guard), "protected path: ", "which matches protected")
 
 
 @given(st.sampled_from(DENIED), st.sampled_from(["true && ", "echo ok; ", "ls | head\n"]))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture])
 def test_a_benign_prefix_never_makes_a_protected_write_pass(command: str, prefix: str) -> None:
-    assert bash(prefix + command) is not None
+    verdicts.denied(bash(prefix + command), "protected path: ", "which matches protected")
 
 
 @given(st.text())

@@ -13,6 +13,7 @@ from bridge.guards.protect import protect_paths
 from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
+from tests.support import verdicts
 from tests.support.sandbox import Sandbox, encode, pre_tool_use
 
 
@@ -200,7 +201,11 @@ def test_a_symlink_made_after_the_guard_is_still_followed(
     (project / ".claude").mkdir(parents=True, exist_ok=True)
     (project / ".claude" / "settings.local.json").symlink_to(target)
     write = Execution.create("Write", {"file_path": str(target), "content": "{}"})
-    assert guard(write) is not None
+    verdicts.denied(
+        guard(write),
+        f"ccbridge self-protection: Write to {target} is denied",
+        "settings.local.json",
+    )
 
 
 @pytest.mark.parametrize(

@@ -22,7 +22,7 @@ from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Execution
 from bridge.wall import plugin_dirs
-from tests.support import REPO
+from tests.support import REPO, verdicts
 
 GUIDE = REPO / "docs" / "guards.md"
 
@@ -784,7 +784,7 @@ def test_an_attempt_is_refused(judge: Callable[[str], str | None], command: str)
 
 @pytest.mark.parametrize("command", CONSERVATIVE)
 def test_a_conservative_refusal_stays(judge: Callable[[str], str | None], command: str) -> None:
-    assert judge(command) is not None
+    verdicts.denied(judge(command), "ccbridge self-protection: ")
 
 
 @pytest.mark.parametrize("command", NOT_COVERED)
@@ -932,4 +932,4 @@ def test_no_wrapping_makes_an_attempt_pass(
     if "\n" in command and "{}" in wrapping:  # a here-document must end on its own line
         return
     wrapped = wrapping.replace("{q}", shlex.quote(command)).replace("{}", command, 1)
-    assert judge(wrapped) is not None, wrapped
+    verdicts.denied(judge(wrapped), "ccbridge self-protection: ")

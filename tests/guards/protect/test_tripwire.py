@@ -24,6 +24,7 @@ from bridge.paths import protected_roots
 from bridge.pipeline import Ask, Execution
 from bridge.shell.syntax import Script, parse
 from bridge.shell.variables import put_in
+from tests.support import verdicts
 
 LAUNCHER = Path(sys.executable).with_name("ccbridge")
 Judge = Callable[..., str | Ask | None]
@@ -205,7 +206,7 @@ def test_a_value_is_never_read_as_syntax(
     if "$" in value or "`" in value:
         return  # a value holding an expansion is not put in at all (the line stays unknown)
     line = f"c={shlex.quote(value)}; true $c; rm -rf .claude"
-    assert judge(line) is not None, line
+    verdicts.denied(judge(line), "ccbridge self-protection: `rm -rf .claude` may write to .claude")
 
 
 @given(st.text(alphabet=" \t#;&|<>()'\"\\=~ab.-", max_size=12))
