@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bridge.pipeline.valueclass import replace
 from bridge.subhooks.verdict import HookRun, Verdict
 from bridge.wire import jsonio
 from bridge.wire.event import MAX_DEPTH, deeper_than
@@ -43,6 +44,10 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
     """CC's rules: exit 0 + JSON starting with `{` is read; exit 2 blocks with stderr as reason
     (a valid JSON reason on stdout wins, as on newer CC); any other exit is a failure."""
     if run.error is not None:
+        if run.exit_code is not None:  # exited, stdout held open: a deny already read stands
+            said = read_run(event_name, HookRun(exit_code=run.exit_code, stdout=run.stdout))
+            if said.kind in ("deny", "block"):
+                return replace(said, reason=f"{said.reason} (and it {run.error})")
         return Verdict("failure", reason=run.error)
     stdout = run.stdout.strip()
     if run.exit_code == 2:
