@@ -71,14 +71,25 @@ def _pairs(pairs: "list[tuple[str, Any]]") -> "dict[str, Any]":
     seen: dict[str, list[Any]] = {}
     for key, item in pairs:
         seen.setdefault(key, []).append(item)
+    # Objects and arrays are kept whatever they compare as: equal to the eye, one of them may
+    # hide a key given twice of its own (an Ambiguous equals the dict of its last values).
     readings = {
-        key: items for key, items in seen.items() if any(item != items[0] for item in items)
+        key: items
+        for key, items in seen.items()
+        if len(items) > 1
+        and any(item != items[0] or type(item) in (dict, list, Ambiguous) for item in items)
     }
     if not readings:  # a key repeated with the same value says one thing
         return value
     ambiguous = Ambiguous(value)
     ambiguous.readings = readings
+    _made[0] += 1
     return ambiguous
+
+
+# How many Ambiguous objects were made so far: a reader learns whether its document holds one
+# without walking it (another thread's reading can only make it look when it need not).
+_made = [0]
 
 
 class _Reading:
@@ -141,11 +152,13 @@ def loads(data: bytes) -> "Any":
     return _loads_with(_SCAN, data)
 
 
-def loads_keeping_duplicates(data: bytes) -> "Any":
+def loads_keeping_duplicates(data: bytes) -> "tuple[Any, bool]":
     """As `loads`, but an object naming a key twice with different values is an `Ambiguous`
-    that keeps every value: a sub-hook's answer is read that way (a few microseconds per
-    object, so not the event, which may be megabytes)."""
-    return _loads_with(_SCAN_PAIRS, data)
+    that keeps every value; with whether the value holds one. A sub-hook's answer is read that
+    way (it costs a call per object, so not the event, which may be megabytes)."""
+    before = _made[0]
+    value = _loads_with(_SCAN_PAIRS, data)
+    return value, _made[0] != before
 
 
 def _loads_with(scan: "Any", data: bytes) -> "Any":

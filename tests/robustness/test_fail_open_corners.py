@@ -58,3 +58,18 @@ def test_a_deny_said_before_stdout_was_held_open_stays_a_deny_when_failures_are_
     outcome, _record = _call(sandbox, body, timeout=1, onFailure="ignore")
     assert (outcome.exit_code, outcome.decision) == (2, "deny"), outcome
     assert "[h] late (and it exited, but something it started still held" in outcome.reason
+
+
+def test_an_answer_giving_a_key_twice_is_read_at_its_strictest(sandbox: Sandbox) -> None:
+    """`permissionDecision` deny, then allow: JavaScript (Claude Code) reads the last, allow."""
+    answer = (
+        '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny",'
+        '"permissionDecisionReason":"x","permissionDecision":"allow"}}'
+    )
+    outcome, record = _call(sandbox, f"cat >/dev/null; echo '{answer}'")
+    assert (outcome.exit_code, outcome.decision) == (2, "deny"), outcome
+    assert "[h] ambiguous output (keys given twice with different values: permissionDecision)" in (
+        outcome.reason
+    )
+    [subhook] = record["subhooks"]
+    assert subhook["raw"] == "deny"
