@@ -4,7 +4,12 @@ real `ccbridge run` executable and real sub-hook processes."""
 from __future__ import annotations
 
 import json
+import resource
+import subprocess
 import time
+from collections.abc import Callable
+
+import pytest
 
 from tests.support.sandbox import Sandbox, encode, matching, pre_tool_use
 
@@ -73,3 +78,38 @@ def test_an_answer_giving_a_key_twice_is_read_at_its_strictest(sandbox: Sandbox)
     )
     [subhook] = record["subhooks"]
     assert subhook["raw"] == "deny"
+
+
+def _fsize_limit(limit: int) -> Callable[[], None]:
+    def limited() -> None:  # in the child only: the machine and this process keep theirs
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    return limited
+
+
+@pytest.mark.parametrize("room", [0, 1, 200])
+def test_a_write_cut_short_leaves_no_fragment_in_the_audit_log(sandbox: Sandbox, room: int) -> None:
+    """A file size limit in the child stands in for a full disk: the write of the record goes
+    in part (`room` bytes) and then fails. The log is rolled back to what it was, the loss is
+    said on stderr, and the answer is the same as with room to write."""
+    script = sandbox.script("hook.sh", f"cat >/dev/null; echo '{LATE_DENY}'")
+    config = sandbox.write_config(matching([{"type": "command", "command": str(script)}]))
+    data = encode(pre_tool_use("touch marker"))
+    first = sandbox.call_executable(config, data)  # a whole record: the log's previous length
+    before = sandbox.audit_path.read_bytes()
+    assert first.exit_code == 2 and before.endswith(b"\n")
+    done = subprocess.run(
+        sandbox.command(config),
+        input=data,
+        capture_output=True,
+        env=sandbox.env,
+        timeout=120,
+        check=False,
+        preexec_fn=_fsize_limit(len(before) + room),
+    )
+    assert (done.returncode, done.stdout) == (first.exit_code, first.stdout)
+    assert sandbox.audit_path.read_bytes() == before
+    stderr = done.stderr.decode()
+    assert "ccbridge: could not write the audit record: [Errno 27] File too large; the " in (
+        stderr
+    ), stderr
