@@ -6,8 +6,10 @@ would pass the size cap. The cost of an append does not depend on how many recor
 A writer waits at most LOCK_WAIT seconds for the lock: past it (a process holding the lock
 forever), the line is appended without it and without rotating, as one O_APPEND write cannot
 interleave with another. The log and its lock must be regular files: a FIFO there would block.
-Readers skip a torn or invalid line (a writer killed mid-write) instead of failing, and the next
-writer starts a fresh line after a torn tail, so the torn part never swallows a whole record.
+A write cut short (a full disk, a file size limit) is rolled back to the log's previous length:
+a record is whole or absent, and the caller says the loss. Readers skip a torn or invalid line
+(a writer killed mid-write) instead of failing, and the next writer starts a fresh line after a
+torn tail, so the torn part never swallows a whole record.
 """
 
 import fcntl
@@ -102,13 +104,37 @@ def append(path: "PathLike", record: "Mapping[str, Any]", max_bytes: int, keep: 
             end = os.fstat(fd).st_size
             if end and os.pread(fd, 1, end - 1) != b"\n":
                 line = b"\n" + line  # a writer died mid-line: never glue this record onto it
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view) :]
+            _write_whole(fd, line, end if locked else None)
         finally:
             os.close(fd)
     finally:
         os.close(lock)  # closing releases the flock
+
+
+def _write_whole(fd: int, line: bytes, end: "int | None") -> None:
+    """Write the line or none of it: a write cut short (a full disk, a file size limit) is
+    rolled back to the length `end` the log had, so no fragment of the record stays in it.
+    Without the lock (`end` None) another writer may have appended since: nothing is cut then,
+    and the next writer starts a fresh line after the fragment."""
+    view = memoryview(line)
+    try:
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as error:
+        if len(view) < len(line):  # a part of it went in
+            try:
+                if end is None:
+                    raise OSError(error.errno, "the log was not locked")
+                os.ftruncate(fd, end)
+            except OSError as cannot:
+                raise OSError(
+                    error.errno,
+                    f"{error.strerror}; the record was cut short, and could not be taken out "
+                    f"again ({cannot.strerror})",
+                ) from None
+        raise OSError(
+            error.errno, f"{error.strerror}; the record was not written (the log is as it was)"
+        ) from None
 
 
 def read(path: "PathLike", keep: int = 0) -> "Records":

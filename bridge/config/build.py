@@ -36,7 +36,7 @@ from bridge.config.schema import (
     Policies,
 )
 from bridge.subhooks.spec import HookSpec
-from bridge.wire.event import CC_EVENTS, SUBHOOK_EVENTS, deeper_than
+from bridge.wire.event import CC_EVENTS, NOT_RUN, SUBHOOK_EVENTS, deeper_than
 
 Location = tuple[str | int, ...]
 # A real config nests some eight levels (hooks, event, group, handler, args); PyYAML's recursion
@@ -299,7 +299,7 @@ def _unknown_names(data: Mapping[str, Any], is_json: bool) -> Iterator[tuple[Loc
             yield (
                 where,
                 (
-                    f"ccbridge does not run {event} hooks (it runs only "
+                    f"ccbridge does not run {event} hooks: {NOT_RUN[event]} (it runs only "
                     f"{', '.join(sorted(SUBHOOK_EVENTS))}; register these in Claude Code's "
                     "settings, .claude/settings.json, where Claude Code runs them itself)"
                 ),

@@ -30,7 +30,7 @@ else:  # not `signal`: see spawn.py
     import _signal
 
 OUTPUT_CAP = 1024 * 1024  # bytes per stream; more is a failure, never a truncated answer
-EXIT_GRACE = 0.25  # seconds to drain pipes a hook's children still hold after it exited
+EXIT_GRACE = 0.25  # seconds to drain a stderr still held once the hook exited and stdout closed
 EXIT_POLL = 0.01  # seconds between looks at a hook's exit where no pidfd tells it
 _CHUNK = 65536
 
@@ -69,6 +69,7 @@ class _Live(Record):
     exited_at: float | None = None
     exit_code: int | None = None  # once reaped
     error: str | None = None
+    held_open: bool = False  # exited, its stdout still open at the timeout
     ended: float = 0.0
     done: bool = False
 
@@ -307,25 +308,40 @@ def _drive(live: list[_Live], output_cap: int) -> None:
             if item.exited_at is None and item.pidfd is None and _exited(item):
                 item.exited_at = now
             if now >= item.deadline:
-                item.error = f"timed out after {item.hook.timeout:g}s"
+                item.held_open = item.exited_at is not None and item.stdout is not None
+                item.error = (
+                    f"exited, but something it started still held its stdout open at its "
+                    f"{item.hook.timeout:g}s timeout, so its answer may be unfinished"
+                    if item.held_open
+                    else f"timed out after {item.hook.timeout:g}s"
+                )
                 _close(watch, item)
-            elif item.exited_at is not None and (
-                item.open_streams() == 0 or now >= item.exited_at + EXIT_GRACE
+            elif (
+                item.exited_at is not None
+                and item.stdout is None
+                and (item.stderr is None or now >= item.exited_at + EXIT_GRACE)
             ):
                 _close(watch, item)
             else:
                 pending.append(item)
         if not pending:
             return
-        wake = min(
-            item.deadline if item.exited_at is None else item.exited_at + EXIT_GRACE
-            for item in pending
-        )
+        wake = min(_wake_at(item) for item in pending)
         if any(item.pidfd is None and item.exited_at is None for item in pending):
             wake = min(wake, now + EXIT_POLL)
         for item, what, fd in watch.wait(wake - time.monotonic()):
             if not item.done:  # an earlier event of this batch may have closed it
                 _service(watch, item, what, fd, output_cap)
+
+
+def _wake_at(item: _Live) -> float:
+    """When a pending hook next needs a look without any of its descriptors becoming ready.
+    Its stdout is read to the end, however long after its exit, within its timeout: whatever
+    still holds it (`(sleep 1; echo deny) &`) may yet write the answer, which Claude Code reads
+    when it comes soon enough. Only stderr, which never decides, gets no more than the grace."""
+    if item.exited_at is None or item.stdout is not None:
+        return item.deadline
+    return min(item.deadline, item.exited_at + EXIT_GRACE)
 
 
 def _exited(item: _Live) -> bool:
@@ -400,7 +416,7 @@ def _finish(item: _Live) -> HookRun:
     duration = ((item.ended or time.monotonic()) - item.started) * 1000
     if item.error is not None:
         return HookRun(
-            exit_code=None,
+            exit_code=item.exit_code if item.held_open else None,
             stdout=bytes(item.out),
             stderr=bytes(item.err),
             duration_ms=duration,

@@ -30,4 +30,6 @@ class HookRun(Record, frozen=True, slots=True):
     stdout: bytes = b""
     stderr: bytes = b""
     duration_ms: float = 0.0
-    error: str | None = None  # could not start, timed out, output over the cap
+    # Could not start, timed out, output over the cap. With an exit code: it exited, but its
+    # stdout was still held open at its timeout (what was read may be only part of an answer).
+    error: str | None = None

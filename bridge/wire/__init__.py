@@ -10,13 +10,13 @@ from bridge import CcbridgeError
 # bridge.wire.hosts. Here, not there: `ccbridge run` checks the name without importing the hosts.
 HOSTS = ("claude-code", "codex", "cursor", "gemini", "grok")
 
-# Every hook event Claude Code knows (read from the 2.1.332 binary); a config naming another
-# event is refused with the closest of these.
+# Every hook event Claude Code knows (read from the 2.1.335 binary: 2.1.332's and Interrupt); a
+# config naming another event is refused with the closest of these.
 CC_EVENTS = frozenset(
     {
         *("PreToolUse", "PostToolUse", "PostToolUseFailure", "PostToolBatch", "Notification"),
         *("UserPromptSubmit", "UserPromptExpansion", "SessionStart", "SessionEnd", "Stop"),
-        *("StopFailure", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"),
+        *("StopFailure", "Interrupt", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact"),
         *("PreModelSwitch", "PostModelSwitch", "PermissionRequest", "PermissionDenied", "Setup"),
         *("TeammateIdle", "TaskCreated", "TaskCompleted", "Elicitation", "ElicitationResult"),
         *("ConfigChange", "WorktreeCreate", "WorktreeRemove", "InstructionsLoaded", "CwdChanged"),

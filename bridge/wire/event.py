@@ -40,6 +40,16 @@ MATCHED_FIELD: "dict[str, str | None]" = {
     "PreSkillShellCommand": "tool_name",
 }
 SUBHOOK_EVENTS = frozenset(MATCHED_FIELD)
+# Why ccbridge does not run the hooks of each other CC event (`ccbridge check` says it to a
+# config that has them): Claude Code runs them itself, from its settings.
+_UNREAD = "ccbridge has no reading of its hooks' answers, so it cannot judge them"
+NOT_RUN: "dict[str, str]" = {
+    **dict.fromkeys(CC_EVENTS - SUBHOOK_EVENTS, _UNREAD),
+    # 2.1.335's event for a turn that was stopped: who stopped it (`source`), why (`reason`),
+    # how (`via`). Claude Code ignores what its hooks answer.
+    "Interrupt": "Claude Code ignores what an Interrupt hook answers (the turn has already "
+    "stopped), so there is nothing for ccbridge to judge",
+}
 # Events a hook can stop (a prompt, the end of a turn, a compaction, a permission): there a
 # sub-hook that fails blocks, as a PreToolUse failure denies. Elsewhere a failure is told.
 BLOCKING_EVENTS = frozenset(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bridge.pipeline.valueclass import replace
 from bridge.subhooks.verdict import HookRun, Verdict
 from bridge.wire import jsonio
 from bridge.wire.event import MAX_JSON_DEPTH, deeper_than
@@ -43,6 +44,10 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
     """CC's rules: exit 0 + JSON starting with `{` is read; exit 2 blocks with stderr as reason
     (a valid JSON reason on stdout wins, as on newer CC); any other exit is a failure."""
     if run.error is not None:
+        if run.exit_code is not None:  # exited, stdout held open: a deny already read stands
+            said = read_run(event_name, HookRun(exit_code=run.exit_code, stdout=run.stdout))
+            if said.kind in ("deny", "block"):
+                return replace(said, reason=f"{said.reason} (and it {run.error})")
         return Verdict("failure", reason=run.error)
     stdout = run.stdout.strip()
     if run.exit_code == 2:
@@ -74,15 +79,115 @@ def read_run(event_name: str, run: HookRun) -> Verdict:
 
 
 def read_json(event_name: str, stdout: bytes) -> Verdict:
-    """The JSON answer of an exit-0 hook. Raises ValueError for anything CC would not accept."""
+    """The JSON answer of an exit-0 hook. Raises ValueError for anything CC would not accept.
+
+    An object that names a key twice with different values (`"permissionDecision": "deny", …,
+    "permissionDecision": "allow"`) is ambiguous: Claude Code reads the last value, another
+    reader the first. Every reading is judged and the strictest one stands, saying so."""
     try:
-        payload = jsonio.loads(stdout)
+        payload, ambiguous = jsonio.loads_keeping_duplicates(stdout)
     except jsonio.DecodeError as error:
         raise ValueError(f"malformed JSON at line {error.lineno} column {error.colno}") from None
     if not isinstance(payload, dict):
         raise ValueError("JSON output is not an object")
     if deeper_than(payload, MAX_JSON_DEPTH):
         raise ValueError(f"JSON output is nested deeper than the {MAX_JSON_DEPTH}-level cap")
+    if not ambiguous:  # the common case: no key given twice with different values
+        return _read_payload(event_name, payload)
+    duplicated: set[str] = set()
+    readings = _readings(payload, duplicated)
+    if readings is None:
+        return Verdict(
+            "deny" if event_name in _PERMISSION_EVENTS else "block",
+            reason=f"ambiguous output: its duplicate keys ({', '.join(sorted(duplicated))}) "
+            f"give more than {MAX_READINGS} readings",
+        )
+    if len(readings) == 1:
+        return _read_payload(event_name, payload)
+    return _strictest(event_name, readings, sorted(duplicated))
+
+
+MAX_READINGS = 64  # readings of an ambiguous answer judged one by one; more is a deny
+# How strict each reading of an ambiguous answer is; an invalid reading ranks as a failure.
+_STRICTNESS = {"allow": 0, "none": 1, "defer": 2, "ask": 3, "failure": 4, "deny": 5, "block": 5}
+
+
+def strictness(verdict: Verdict) -> int:
+    return _STRICTNESS[verdict.kind]
+
+
+def _strictest(event_name: str, readings: list[Any], duplicated: list[str]) -> Verdict:
+    said = f"ambiguous output (keys given twice with different values: {', '.join(duplicated)})"
+    verdicts = []
+    for reading in readings:
+        try:
+            verdicts.append(_read_payload(event_name, reading))
+        except ValueError as error:
+            verdicts.append(Verdict("failure", reason=str(error)))
+    # The strictest kind, and among its readings one that also stops Claude, if any does.
+    top = max(verdicts, key=lambda verdict: (strictness(verdict), verdict.stop_reason is not None))
+    if all(verdict == top for verdict in verdicts):  # every reading says the same
+        return top
+    if top.kind == "failure":
+        raise ValueError(f"{said}: a reading of it is invalid: {top.reason}")
+    if top.kind not in ("deny", "block") and any(
+        verdict.updated_input != top.updated_input
+        for verdict in verdicts
+        if verdict.kind == top.kind
+    ):
+        raise ValueError(f"{said}: its readings change the tool's input differently")
+    reason = f"{said}, read as the strictest reading, {top.kind}" + (
+        f": {top.reason}" if top.reason else ""
+    )
+    return replace(top, reason=reason)
+
+
+def _readings(value: Any, duplicated: set[str]) -> list[Any] | None:
+    """Every way of reading `value` that takes one value of each key given twice (None: more
+    than MAX_READINGS); `[value]` itself when no key is, the common case, without a copy.
+    The keys given twice are added to `duplicated`."""
+    if type(value) is list:
+        options = []
+        for item in value:
+            found = _readings(item, duplicated)
+            if found is None:
+                return None
+            options.append(found)
+        if all(len(choices) == 1 for choices in options):
+            return [value]
+        return _product(options)
+    if not isinstance(value, dict):
+        return [value]
+    alternatives = value.readings if type(value) is jsonio.Ambiguous else {}
+    duplicated.update(alternatives)
+    keys, per_key = [], []
+    for key, last in value.items():
+        choices: list[Any] = []
+        for item in alternatives.get(key, (last,)):
+            found = _readings(item, duplicated)
+            if found is None:
+                return None
+            choices.extend(found)
+        keys.append(key)
+        per_key.append(choices)
+    if not alternatives and all(len(choices) == 1 for choices in per_key):
+        return [value]
+    combos = _product(per_key)
+    return None if combos is None else [dict(zip(keys, combo, strict=True)) for combo in combos]
+
+
+def _product(options: list[list[Any]]) -> list[list[Any]] | None:
+    """Each choice of one item from every list, or None when there are more than
+    MAX_READINGS."""
+    combos: list[list[Any]] = [[]]
+    for choices in options:
+        if len(combos) * len(choices) > MAX_READINGS:
+            return None
+        combos = [[*combo, item] for combo in combos for item in choices]
+    return combos
+
+
+def _read_payload(event_name: str, payload: Mapping[str, Any]) -> Verdict:
     specific = payload.get("hookSpecificOutput")
     if specific is None:
         specific = {}

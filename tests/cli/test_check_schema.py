@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from bridge.wire.event import CC_EVENTS, SUBHOOK_EVENTS
+from bridge.wire.event import NOT_RUN as WHY_NOT_RUN
 from tests.support.sandbox import Sandbox
 
 COMMANDS = ["install", "uninstall", "explain", "test", "check", "schema", "audit", "doctor"]
@@ -92,6 +93,26 @@ def test_an_event_ccbridge_does_not_run_says_where_its_hooks_belong(
     assert done.returncode == 1
     assert f"{sandbox.config}:3: hooks.{event}: ccbridge does not run {event} hooks" in done.stdout
     assert "register these in Claude Code's settings, .claude/settings.json" in done.stdout
+
+
+def test_an_interrupt_hook_is_named_as_not_run_and_why(sandbox: Sandbox) -> None:
+    """Claude Code 2.1.335's new event: known (no "unknown event"), not run, and why."""
+    sandbox.write(
+        sandbox.config,
+        "hooks:\n  Interrupt:\n    - hooks:\n        - {type: command, command: exit 0}\n",
+    )
+    done = sandbox.run("check")
+    assert done.returncode == 1
+    assert (
+        f"{sandbox.config}:2: hooks.Interrupt: ccbridge does not run Interrupt hooks: Claude "
+        "Code ignores what an Interrupt hook answers"
+    ) in " ".join(done.stdout.split())
+
+
+def test_every_event_claude_code_knows_is_run_or_said_not_to_be() -> None:
+    assert set(WHY_NOT_RUN) == CC_EVENTS - SUBHOOK_EVENTS
+    assert all(WHY_NOT_RUN.values())
+    assert len(CC_EVENTS) == 35  # Claude Code 2.1.335's (tests/e2e reads them from the binary)
 
 
 def test_misspelt_hook_keys_get_a_did_you_mean_and_new_cc_keys_pass(sandbox: Sandbox) -> None:

@@ -4,9 +4,13 @@ SessionStart sub-hook's context reaches the model."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
+
+from bridge.wire.event import NOT_RUN, SUBHOOK_EVENTS
 
 from .harness import Result, ccbridge_executable, run_claude
 from .hook_scripts import write_hook
@@ -52,3 +56,18 @@ def test_a_session_start_context_reaches_the_model(claude: Path, tmp_path: Path)
     assert any(
         "session-notes-4c1" in str(request.body) for request in result.requests.main_requests
     )
+
+
+def events_of(claude: Path) -> set[str]:
+    """The hook events the binary knows: the longest list of names its schema starts with
+    PreToolUse (2.1.335: 35, Interrupt new)."""
+    found = re.findall(rb'\["PreToolUse","PostToolUse"(?:,"[A-Za-z]+")*\]', claude.read_bytes())
+    return set(json.loads(max(found, key=len))) if found else set()
+
+
+def test_every_event_of_the_binary_is_run_or_said_not_to_be(claude: Path) -> None:
+    """An event ccbridge neither runs nor names as not run would be refused as unknown in a
+    config, with no word of why: each one the binary sends is one or the other."""
+    events = events_of(claude)
+    assert len(events) > 20, events  # the list was found
+    assert events <= SUBHOOK_EVENTS | set(NOT_RUN), sorted(events - SUBHOOK_EVENTS - set(NOT_RUN))

@@ -22,12 +22,16 @@ MARKER_VAR = "CCBRIDGE_ROBUSTNESS_MARKER"
 TIMEOUT = 0.5
 
 
-def _answer(decision: str) -> str:
+def _prints(decision: str) -> str:
     return (
-        'cat >/dev/null\nprintf \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+        'printf \'{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
         f'"permissionDecision":"{decision}","permissionDecisionReason":"{decision}: %s"'
         '}}\' "$1"'
     )
+
+
+def _answer(decision: str) -> str:
+    return "cat >/dev/null\n" + _prints(decision)
 
 
 # kind -> (script body, what it counts as: deny / ask / none / failure)
@@ -39,8 +43,10 @@ BEHAVIOUR: dict[str, tuple[str, str]] = {
     "silent": ("cat >/dev/null", "none"),
     "plain_text": ("echo 'looks fine to me'", "none"),
     "binary": ("printf '\\377\\376\\000\\001'", "none"),
-    "exits_early_child_holds_pipe": ("sleep 30 &\nexit 0", "none"),
+    # Its answer may still come while a child holds stdout: at the timeout that is a failure.
+    "exits_early_child_holds_pipe": ("sleep 30 &\nexit 0", "failure"),
     "denies_then_exits_child_holds_pipe": (_answer("deny") + "\nsleep 30 &\nexit 0", "deny"),
+    "denies_late_from_a_child": (f"cat >/dev/null\n(sleep 0.2; {_prints('deny')}) &", "deny"),
     "crash": ("kill -SEGV $$", "failure"),
     "exit1": ("echo oops >&2\nexit 1", "failure"),
     "garbage": ("printf '{garbage'", "failure"),
@@ -50,7 +56,10 @@ BEHAVIOUR: dict[str, tuple[str, str]] = {
     "missing": ("", "failure"),
     "missing_exec": ("", "failure"),
 }
-SLOW = {"timeout", "ignores_sigterm"}
+SLOW = {
+    *("timeout", "ignores_sigterm"),
+    *("exits_early_child_holds_pipe", "denies_then_exits_child_holds_pipe"),
+}
 
 
 def handler(sandbox: Sandbox, index: int, kind: str, ignore: bool) -> dict[str, Any]:
@@ -245,18 +254,20 @@ def still_runs(pid: int) -> bool:
     return "(sleep)" in stat and stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
-def escaping(sandbox: Sandbox, tail: str) -> tuple[Path, Path]:
+def escaping(sandbox: Sandbox, tail: str, timeout: float = 20) -> tuple[Path, Path]:
     pid_file = sandbox.root / f"escaped-{uuid.uuid4().hex}"
     script = sandbox.script("escapes.sh", ESCAPES.format(tail=tail))
-    hooks = [{"type": "command", "command": f"{script} {pid_file}"}]
+    hooks = [{"type": "command", "command": f"{script} {pid_file}", "timeout": timeout}]
     return sandbox.write_config(matching(hooks), name=f"escapes-{uuid.uuid4().hex}.yaml"), pid_file
 
 
 def test_descendants_that_leave_the_group_do_not_outlive_the_call(sandbox: Sandbox) -> None:
-    config, pid_file = escaping(sandbox, "exit 0")
+    config, pid_file = escaping(sandbox, "exit 0", timeout=1)
     marker = uuid.uuid4().hex
     outcome = sandbox.call_executable(config, encode(pre_tool_use()), {MARKER_VAR: marker})
-    assert (outcome.exit_code, outcome.decision) == (0, "none"), outcome
+    # They hold its stdout, so its answer is unfinished at the timeout: a failure.
+    assert (outcome.exit_code, outcome.decision) == (2, "deny"), outcome
+    assert "still held its stdout open" in outcome.reason
     assert_none_left(marker)
     escaped = int(pid_file.read_text())
     for _ in range(100):  # SIGKILL delivery is asynchronous; a survivor stays for good

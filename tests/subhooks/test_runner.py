@@ -91,12 +91,25 @@ def test_a_hook_killed_at_its_timeout_is_reaped(platform: str) -> None:
         os.waitpid(int(run.stdout), os.WNOHANG)  # not a child any more: reaped, not a zombie
 
 
-def test_children_holding_the_pipe_do_not_hold_us(tmp_path: Path) -> None:
+def test_children_holding_stdout_hold_us_to_the_timeout_and_no_longer(tmp_path: Path) -> None:
+    """The hook exits; its child keeps stdout open, so its answer may still come: the run
+    waits to its timeout, then lets go, kills the child and says the output was held open
+    (a failure, never an answer), keeping the exit code and what was read."""
     pid_file = tmp_path / "child"
     script = f"sleep 30 & echo $! > {pid_file}; echo done"
-    (run,) = run_hooks([hook(script, timeout=20)], b"", dict(os.environ), None)
-    assert (run.exit_code, run.stdout, run.error) == (0, b"done\n", None)
+    started = time.monotonic()
+    (run,) = run_hooks([hook(script, timeout=1)], b"", dict(os.environ), None)
+    assert 1 <= time.monotonic() - started < 15
+    assert (run.exit_code, run.stdout) == (0, b"done\n")
+    assert run.error is not None and "held its stdout open at its 1s timeout" in run.error
     assert not alive(int(pid_file.read_text()))
+
+
+def test_an_answer_written_by_a_child_after_the_hook_exited_is_read() -> None:
+    """What Claude Code reads, half a second after the hook exited, is read too; and later."""
+    script = "(sleep 0.5; echo soon; sleep 1; echo later) & exit 0"
+    (run,) = run_hooks([hook(script, timeout=20)], b"", dict(os.environ), None)
+    assert (run.exit_code, run.stdout, run.error) == (0, b"soon\nlater\n", None)
 
 
 def test_output_cap() -> None:
