@@ -273,8 +273,11 @@ def table(cases: Sequence[Case], versions: Sequence[str]) -> list[str]:
             for m, v in zip(medians, versions, strict=True)
         ]
         rows.append(
-            f"| {case.name} | " + " | ".join(f"{m:.1f} ms" for m in medians) + " | "
-            + " | ".join(added) + " |"
+            f"| {case.name} | "
+            + " | ".join(f"{m:.1f} ms" for m in medians)
+            + " | "
+            + " | ".join(added)
+            + " |"
         )
     return rows
 
