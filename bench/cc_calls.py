@@ -6,10 +6,14 @@
 
 One scripted session per case and round: the loopback model stand-in (tests/e2e/model_stub.py)
 asks for `Bash(true)` CALLS times, and Claude Code runs each call with the case's hooks. The
-figure of a call is the time between two requests of the session to the model: the model's
+wall figure of a call is the time between two requests of the session to the model: the model's
 answer, Claude Code running the tool and its hooks, and the next request, so Claude Code's own
-start-up and the session's first and last turns are left out. Rounds are interleaved (every
-case once per round, the order rotating), and a case's figure is the median over all its calls.
+start-up and the session's first and last turns are left out; a case's figure is the median
+over all its calls. The CPU figure is the session's CPU time (Claude Code and every process it
+waited for: the hooks and theirs, the bench's RUSAGE_CHILDREN) divided by the calls, median over
+the rounds: on a loaded machine every start waits for a core, which stretches the wall figure of
+each case that starts processes, while its CPU time hardly moves with the load. Rounds are
+interleaved (every case once per round, the order rotating).
 
 Cases, each in a project of its own holding the user's hook (a PreToolUse script that reads the
 event and says nothing) unless said otherwise:
@@ -35,9 +39,11 @@ reported, not timed.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -60,7 +66,9 @@ import run as suite  # noqa: E402 (bench/run.py: the clean environment)
 from tests.e2e import harness  # noqa: E402
 from tests.e2e.model_stub import ModelStub, Turn  # noqa: E402
 
-USER_HOOK = "#!/bin/sh\n# The user's own PreToolUse hook: reads the event, has no opinion.\ncat >/dev/null\n"
+USER_HOOK = (
+    "#!/bin/sh\n# The user's own PreToolUse hook: reads the event, no opinion.\ncat >/dev/null\n"
+)
 SAFETY_NET = "cc-safety-net"
 SESSION_TIMEOUT = 300.0
 
@@ -91,6 +99,7 @@ class Case:
     home: Path
     env: dict[str, str] = field(default_factory=dict)
     gaps: dict[str, list[float]] = field(default_factory=dict)  # per Claude Code version
+    cpu: dict[str, list[float]] = field(default_factory=dict)  # per session, per call
 
 
 def write_json(path: Path, data: Mapping[str, Any]) -> None:
@@ -203,8 +212,14 @@ def dippy(work: Path, source: Path) -> str:
     return str(hook)
 
 
-def session(binary: Path, case: Case, calls: int) -> list[float]:
-    """One scripted session of `calls` Bash(true) calls; the gaps between its model requests."""
+def children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def session(binary: Path, case: Case, calls: int) -> tuple[list[float], float]:
+    """One scripted session of `calls` Bash(true) calls: the gaps between its model requests,
+    and the CPU time of Claude Code and every process it waited for (its hooks and theirs)."""
     script = [Turn.bash("true") for _ in range(calls)] + [Turn.say("done")]
     project = case.project.resolve()
     harness._trust_project(case.home, project)
@@ -220,6 +235,7 @@ def session(binary: Path, case: Case, calls: int) -> list[float]:
             "DISABLE_ERROR_REPORTING": "1",
             **case.env,
         }
+        before = children_cpu()
         done = subprocess.run(
             [str(binary), "-p", "Do the task.", "--output-format", "json"],
             cwd=project,
@@ -230,6 +246,7 @@ def session(binary: Path, case: Case, calls: int) -> list[float]:
             timeout=SESSION_TIMEOUT,
             check=False,
         )
+        cpu = children_cpu() - before
         results = stub.transcript.tool_results()
         arrivals = list(stub.arrivals)
     refused = [r.content for r in results if r.is_error]
@@ -240,7 +257,8 @@ def session(binary: Path, case: Case, calls: int) -> list[float]:
         )
     # arrivals[0] is the prompt; arrivals[i] (i >= 1) follows call i. The first call also pays
     # the hooks' first start (cold caches), so the gaps from the second call on are kept.
-    return [later - earlier for earlier, later in zip(arrivals[1:], arrivals[2:], strict=False)]
+    gaps = [later - earlier for earlier, later in itertools.pairwise(arrivals[1:])]
+    return gaps, cpu
 
 
 def loadavg() -> str:
@@ -260,25 +278,24 @@ def table(cases: Sequence[Case], versions: Sequence[str]) -> list[str]:
         "user hook + sandbox": "user hook",
         "ccbridge (wall)": "user hook + sandbox",
     }
-    header = ["case"] + [f"{v}: per call" for v in versions] + [f"{v}: added" for v in versions]
-    rows = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (2 * len(versions)) + "|"]
+    header = ["case", "judged against"]
+    for v in versions:
+        header += [f"{v}: wall per call", f"{v}: wall added", f"{v}: CPU added"]
+    rows = ["| " + " | ".join(header) + " |", "|---|---" + "|---:" * (3 * len(versions)) + "|"]
     for case in cases:
-        medians = [statistics.median(case.gaps[v]) * 1000 for v in versions]
         base_name = against.get(case.name, "user hook" if case.name != "no hooks" else "")
         base = by_name.get(base_name)
-        added = [
-            f"{m - statistics.median(base.gaps[v]) * 1000:+.1f} ms (over {base_name})"
-            if base is not None
-            else ""
-            for m, v in zip(medians, versions, strict=True)
-        ]
-        rows.append(
-            f"| {case.name} | "
-            + " | ".join(f"{m:.1f} ms" for m in medians)
-            + " | "
-            + " | ".join(added)
-            + " |"
-        )
+        cells = [case.name, base_name or "-"]
+        for v in versions:
+            wall = statistics.median(case.gaps[v]) * 1000
+            cpu = statistics.median(case.cpu[v]) * 1000
+            cells.append(f"{wall:.1f} ms")
+            if base is None:
+                cells += ["", ""]
+                continue
+            cells.append(f"{wall - statistics.median(base.gaps[v]) * 1000:+.1f} ms")
+            cells.append(f"{cpu - statistics.median(base.cpu[v]) * 1000:+.1f} ms")
+        rows.append("| " + " | ".join(cells) + " |")
     return rows
 
 
@@ -367,8 +384,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 turn = index % len(cases)
                 for case in cases[turn:] + cases[:turn]:
                     for version in versions:
-                        gaps = session(binaries[version] or Path(), case, args.calls)
+                        gaps, cpu = session(binaries[version] or Path(), case, args.calls)
                         case.gaps.setdefault(version, []).extend(gaps)
+                        case.cpu.setdefault(version, []).append(cpu / args.calls)
                 print(f"round {index + 1}/{args.rounds} done (load {loadavg()})", flush=True)
         except (CaseError, subprocess.TimeoutExpired) as problem:
             print(f"!! a session failed: {problem}", file=sys.stderr)

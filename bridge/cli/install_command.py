@@ -251,8 +251,9 @@ def install(
 
     Adds `<ccbridge> run` for PreToolUse, for every other event ccbridge's config has hooks
     for, for PostToolUse and PostToolUseFailure when the config has post-execute or observer
-    policies or goals are enabled, and for UserPromptSubmit and Stop when goals are enabled, with onFailure "block" and a 60 s timeout. Command hooks the file already
-    has on the events ccbridge runs (see the README) move into ccbridge's config, so they run
+    policies or goals are enabled, and for UserPromptSubmit and Stop when goals are enabled,
+    with onFailure "block" and a 60 s timeout. Command hooks the file already has on the
+    events ccbridge runs (see the README) move into ccbridge's config, so they run
     once, behind the bridge; other hooks and every other key stay.
     In the project's shared settings.json the command finds `ccbridge` through PATH (on a
     teammate's machine without it, tool calls and prompts are refused with the fix to run);
