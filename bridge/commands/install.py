@@ -80,9 +80,11 @@ def ccbridge_executable(argv0: str) -> str:
 
 # How a registration starts Python: -I so that the user's PYTHON* variables (PYTHONHOME,
 # PYTHONHASHSEED, a PYTHONPATH shadowing the standard library, PYTHONWARNINGS=error) can
-# neither stop nor change ccbridge (they still reach its sub-hooks), -S to skip `site`, which
-# bin/ccbridge stands in for. Installers drop options from the script's own `#!python` line.
-ISOLATED = ("-I", "-S")
+# neither stop nor change ccbridge (they still reach its sub-hooks). Not -S: a hook call
+# imports what `site` does anyway, and with the environment's site-packages added by hand it
+# measured 0.8 M instructions more than without -S (valgrind, clean environment).
+# Installers drop options from the script's own `#!python` line, so the registration says it.
+ISOLATED = ("-I",)
 
 
 def script_interpreter(executable: str) -> str | None:
@@ -100,7 +102,7 @@ def script_interpreter(executable: str) -> str | None:
 
 
 def registration_command(executable: str) -> str:
-    """`<python> -I -S <ccbridge> run`, or `<ccbridge> run` where the script's interpreter is not
+    """`<python> -I <ccbridge> run`, or `<ccbridge> run` where the script's interpreter is not
     a plain path (a shim, `env`, a wrapper)."""
     python = script_interpreter(executable)
     if python is None:
@@ -113,7 +115,7 @@ INSTALL_HINT = "ccbridge is not installed here: run `pipx install ccbridge`"
 # names with ISOLATED (read with the shell's `read`; anything else is run as it is).
 LAUNCHER_PREFIX = (
     'c=$(command -v ccbridge) && { IFS= read -r l <"$c"; case $l in "#!/"*python*) '
-    'exec ${l#??} -I -S "$c" run;; esac; exec "$c" run; }; '
+    'exec ${l#??} -I "$c" run;; esac; exec "$c" run; }; '
 )
 # What earlier versions wrote, still recognised as ccbridge's (doctor, uninstall, reinstall).
 EARLIER_LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
@@ -164,8 +166,8 @@ def is_registration(handler: Any) -> bool:
         words = shlex.split(handler["command"])
     except ValueError:
         return False
-    if len(words) >= 5 and tuple(words[1:3]) == ISOLATED:
-        words = words[3:]  # <python> -I -S <ccbridge> run
+    if len(words) >= 4 and tuple(words[1 : 1 + len(ISOLATED)]) == ISOLATED:
+        words = words[1 + len(ISOLATED) :]  # <python> -I <ccbridge> run
     return len(words) >= 2 and Path(words[0]).name == "ccbridge" and words[1] == "run"
 
 
