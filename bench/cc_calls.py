@@ -356,7 +356,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-peers", action="store_true", help="leave the peers out")
     parser.add_argument("--no-wall", action="store_true", help="leave the sandboxed cases out")
     parser.add_argument("--quick", action="store_true", help="1 round of 4 calls, one version")
-    parser.add_argument("--out", type=Path, help="also write the table to this file")
+    parser.add_argument(
+        "--out", type=Path, help="write the run here (default: add it to bench/RESULTS.md)"
+    )
+    parser.add_argument("--label", default="", help="what this run measured, for the history")
     args = parser.parse_args(argv)
     if args.quick:
         args.rounds, args.calls = 1, 4
@@ -403,10 +406,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     text = "\n".join(lines) + "\n"
     print(text)
-    if args.out:
-        args.out.write_text(text, encoding="utf-8")
-        print(f"results written to {args.out}")
+    if args.out or args.quick:
+        if args.out:
+            args.out.write_text(text, encoding="utf-8")
+            print(f"results written to {args.out}")
+        return 0
+    append_run(HERE / "RESULTS.md", args.label, text)
+    print(f"results added to {HERE / 'RESULTS.md'}")
     return 0
+
+
+def append_run(path: Path, label: str, text: str) -> None:
+    """Add the run to the results file's section of runs through Claude Code, newest first."""
+    previous = path.read_text(encoding="utf-8") if path.is_file() else ""
+    head, _, runs = previous.partition(suite.CC_CALLS)
+    title = f"### {datetime.now(UTC):%Y-%m-%d %H:%M} UTC" + (f": {label}" if label else "")
+    earlier = runs.strip("\n")
+    section = f"{suite.CC_CALLS}\n\n{title}\n\n{text}" + (f"\n{earlier}\n" if earlier else "")
+    path.write_text(head.rstrip("\n") + "\n\n" + section, encoding="utf-8")
 
 
 if __name__ == "__main__":
