@@ -42,6 +42,8 @@ SLEEP = 0.2
 SLEEPERS = 5
 JSON_HOOK = "import json,sys; json.load(sys.stdin)"
 VALGRIND = ("valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null")
+# The heading of bench/cc_calls.py's section of the results file (it appends its runs there).
+CC_CALLS = "## Per tool call through Claude Code (bench/cc_calls.py)"
 # What a wheel of this checkout is built from (no build/ or egg-info left in the checkout).
 PACKAGED = ("pyproject.toml", "README.md", "bridge", "bin")
 
@@ -870,7 +872,10 @@ def write_results(path: Path, bench: Bench, described: dict[str, str], plan_text
             )
     if bench.skipped:
         lines += ["", "## Not measured", ""] + [f"- {text}" for text in bench.skipped]
-    path.write_text("\n".join(lines) + "\n")
+    # bench/cc_calls.py's runs through Claude Code follow, and are kept as they were.
+    previous = path.read_text() if path.is_file() else ""
+    kept = previous[previous.find(CC_CALLS) :] if CC_CALLS in previous else ""
+    path.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))
 
 
 # ---------------------------------------------------------------------------------- main

@@ -28,8 +28,9 @@ class _Commands(click.Group):
 def cli() -> None:
     """One Claude Code hook that runs your hooks through the DSH tool pipeline.
 
-    `ccbridge install` registers `ccbridge run` for PreToolUse, PostToolUse and
-    PostToolUseFailure (and every other event its config has hooks for) in
+    `ccbridge install` registers `ccbridge run` for PreToolUse (and every other event its
+    config needs: its hooks' events; PostToolUse and PostToolUseFailure for post-execute
+    policies and goals) in
     .claude/settings.json, and moves your hooks into ccbridge's config.
     """
 

@@ -62,10 +62,21 @@ def target_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.Tar
     return installing.target(scope, home, project_of(env))
 
 
-def goals_enabled(env: Mapping[str, str], after: installing.Plan) -> tuple[bool, str | None]:
-    """Whether the layered config (as it will be after the install) turns goals on."""
+def events_needed(env: Mapping[str, str], after: installing.Plan) -> tuple[bool, bool, str | None]:
+    """(goals on, PostToolUse needed, the config's problem) for the layered config as it will be
+    after the install. PostToolUse is needed for goals (a change applies there), post-execute
+    and observer policies, and post-tool sub-hooks of any layer; a config that cannot be read
+    gets it too, so that whatever it turns out to hold still runs once it is fixed."""
     compiled = layered_after(env, after)
-    return (False, None) if compiled is None else (compiled.goals.enabled, compiled.error)
+    if compiled is None:
+        return False, True, None
+    post = (
+        compiled.error is not None
+        or compiled.goals.enabled
+        or any(compiled.policies.get(kind) for kind in ("post_execute", "observers"))
+        or any(compiled.hooks.get(event) for event in installing.POST_EVENTS)
+    )
+    return compiled.goals.enabled, post, compiled.error
 
 
 def layered_after(env: Mapping[str, str], after: installing.Plan) -> CompiledConfig | None:
@@ -238,10 +249,11 @@ def install(
 ) -> None:
     """Register ccbridge in a Claude Code settings file.
 
-    Adds `<ccbridge> run` for PreToolUse, PostToolUse and PostToolUseFailure, for every
-    other event ccbridge's config has hooks for, and for UserPromptSubmit and Stop when goals
-    are enabled, with onFailure "block" and a 60 s timeout. Command hooks the file already
-    has on the events ccbridge runs (see the README) move into ccbridge's config, so they run
+    Adds `<ccbridge> run` for PreToolUse, for every other event ccbridge's config has hooks
+    for, for PostToolUse and PostToolUseFailure when the config has post-execute or observer
+    policies or goals are enabled, and for UserPromptSubmit and Stop when goals are enabled,
+    with onFailure "block" and a 60 s timeout. Command hooks the file already has on the
+    events ccbridge runs (see the README) move into ccbridge's config, so they run
     once, behind the bridge; other hooks and every other key stay.
     In the project's shared settings.json the command finds `ccbridge` through PATH (on a
     teammate's machine without it, tool calls and prompts are refused with the fix to run);
@@ -276,12 +288,12 @@ def install(
         config = installing.read_bytes(where.config)
         skill_shell, said_skill = skill_shell_for(env)
         plan = installing.plan_install(
-            where, settings, config, command, goals=False, skill_shell=skill_shell
+            where, settings, config, command, goals=False, skill_shell=skill_shell, post=False
         )
-        goals, config_error = goals_enabled(env, plan)
-        if goals:
+        goals, post, config_error = events_needed(env, plan)
+        if goals or post:
             plan = installing.plan_install(
-                where, settings, config, command, goals=True, skill_shell=skill_shell
+                where, settings, config, command, goals=goals, skill_shell=skill_shell, post=post
             )
         if not no_sandbox:
             plan = with_wall(env, plan)

@@ -202,13 +202,21 @@ def check_registration(files: Sequence[Path], managed: Sequence[Path] = ()) -> I
                         f"{path}: {event} registration timeout "
                         f"{timeout!r} is not above ccbridge's 50 s sub-hook cap",
                     )
-    missing = [event for event in ("PreToolUse", "PostToolUse") if event not in events]
-    if missing:
+    if "PreToolUse" not in events:
         yield Finding(
-            "fail",
-            "registration",
-            f"not registered for {', '.join(missing)}; run `ccbridge install`",
+            "fail", "registration", "not registered for PreToolUse; run `ccbridge install`"
         )
+    elif "PostToolUse" not in events:
+        # install leaves it out when nothing runs there (no post hooks or policies, goals off):
+        # hooks that would need it are named by the check of unregistered events.
+        yield Finding("info", "registration", POST_UNREGISTERED)
+
+
+POST_UNREGISTERED = (
+    "not registered for PostToolUse (nothing in the config runs there): the audit log has a "
+    "record per tool call as judged, none of how it ended, and `ccbridge audit --gaps` has no "
+    "finished calls to compare"
+)
 
 
 def probe(command: str | Sequence[str], env: Mapping[str, str], cwd: Path) -> str | None:

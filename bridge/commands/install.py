@@ -2,9 +2,10 @@
 
 Installing moves the hooks ccbridge can run (command hooks, not async, on the events of
 bridge.wire.event.SUBHOOK_EVENTS) from the settings file into ccbridge's config, so they run
-once, behind the bridge; everything else stays where it was. ccbridge is registered for the
-tool events, for every other event its config has hooks for, and for UserPromptSubmit and Stop
-when goals are on. The registration calls
+once, behind the bridge; everything else stays where it was. ccbridge is registered for
+PreToolUse, for every other event its config has hooks for, for PostToolUse and
+PostToolUseFailure when the config has post-execute or observer policies or goals are on, and for
+UserPromptSubmit and Stop when goals are on. The registration calls
 `<ccbridge> run` with `onFailure: "block"` and a 60 s timeout, above the 50 s cap ccbridge puts
 on each sub-hook. The original bytes of both files are kept in the state directory, so uninstall
 can put them back exactly when nobody has edited them since.
@@ -35,6 +36,9 @@ from bridge.wire.event import SUBHOOK_EVENTS
 
 Scope = Literal["user", "project", "local"]
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+# Registered only when the config does something there (sub-hooks, post-execute or observer
+# policies, goals): each registration is one more ccbridge start on every tool call.
+POST_EVENTS = ("PostToolUse", "PostToolUseFailure")
 GOAL_EVENTS = ("UserPromptSubmit", "Stop")
 # A skill's inline shell command as it loads: registered where the claude found sends it
 # (Claude Code before 2.1.332 opens a dialog at start for a settings file naming it).
@@ -75,17 +79,52 @@ def ccbridge_executable(argv0: str) -> str:
     return str(Path(found).resolve())
 
 
+# How a registration starts Python: -I so that the user's PYTHON* variables (PYTHONHOME,
+# PYTHONHASHSEED, a PYTHONPATH shadowing the standard library, PYTHONWARNINGS=error) can
+# neither stop nor change ccbridge (they still reach its sub-hooks). Not -S: a hook call
+# imports what `site` does anyway, and with the environment's site-packages added by hand it
+# measured 0.8 M instructions more than without -S (valgrind, clean environment).
+# Installers drop options from the script's own `#!python` line, so the registration says it.
+ISOLATED = ("-I",)
+
+
+def script_interpreter(executable: str) -> str | None:
+    """The Python that the script's first line names, when it is a plain absolute path."""
+    try:
+        with open(executable, "rb") as script:
+            first = script.readline(4096)
+    except OSError:
+        return None
+    line = first.decode("utf-8", "replace").strip()
+    words = line.removeprefix("#!").split()
+    if not line.startswith("#!/") or len(words) != 1 or "python" not in Path(words[0]).name:
+        return None
+    return words[0]
+
+
 def registration_command(executable: str) -> str:
-    return f"{shlex.quote(executable)} run"
+    """`<python> -I <ccbridge> run`, or `<ccbridge> run` where the script's interpreter is not
+    a plain path (a shim, `env`, a wrapper)."""
+    python = script_interpreter(executable)
+    if python is None:
+        return f"{shlex.quote(executable)} run"
+    return shlex.join([python, *ISOLATED, executable, "run"])
 
 
-# ccbridge is not on the package registry: it installs from a checkout (tests/test_quickstart.py
+# ccbridge is not on the package registry: it installs from a checkout (tests/cli/test_quickstart.py
 # runs this command as the README's Quickstart writes it). No single quote: the launcher quotes.
 INSTALL_HINT = (
     "ccbridge is not installed here: in a checkout of ccbridge, run `pipx install .` "
     "(or `uv tool install .`) so that `ccbridge` is on PATH"
 )
-LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
+# The shared file's launcher: the ccbridge on PATH, started through the Python its first line
+# names with ISOLATED (read with the shell's `read`; anything else is run as it is).
+LAUNCHER_PREFIX = (
+    'c=$(command -v ccbridge) && { IFS= read -r l <"$c"; case $l in "#!/"*python*) '
+    'exec ${l#??} -I "$c" run;; esac; exec "$c" run; }; '
+)
+# What earlier versions wrote, still recognised as ccbridge's (doctor, uninstall, reinstall).
+EARLIER_LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
 # Where ccbridge is missing, each event gets the answer it needs: a refusal with the fix for the
 # events that can stop something, a message to the user for the rest (a block on Stop would keep
 # the agent going round). Never exit 1: with onFailure "block" that is a refusal with no reason.
@@ -112,7 +151,7 @@ def launcher_command(event: str) -> str:
 
 
 def is_launcher(command: str) -> bool:
-    return command.startswith(LAUNCHER_PREFIX)
+    return command.startswith((LAUNCHER_PREFIX, EARLIER_LAUNCHER_PREFIX))
 
 
 def registration(command: str) -> dict[str, Any]:
@@ -133,6 +172,8 @@ def is_registration(handler: Any) -> bool:
         words = shlex.split(handler["command"])
     except ValueError:
         return False
+    if len(words) >= 4 and tuple(words[1 : 1 + len(ISOLATED)]) == ISOLATED:
+        words = words[1 + len(ISOLATED) :]  # <python> -I <ccbridge> run
     return len(words) >= 2 and Path(words[0]).name == "ccbridge" and words[1] == "run"
 
 
@@ -400,10 +441,18 @@ def plan_install(
     command: Command,
     goals: bool,
     skill_shell: bool = False,
+    post: bool = True,
 ) -> Plan:
+    """`post`: register PostToolUse and PostToolUseFailure even if the config has no hooks
+    there (the layered config has post-execute or observer policies; goals imply it)."""
     data = read_settings(where.settings, settings_before)
     notes: list[str] = []
-    wanted = TOOL_EVENTS + ((SKILL_SHELL,) if skill_shell else ()) + (GOAL_EVENTS if goals else ())
+    wanted = (
+        ("PreToolUse",)
+        + (POST_EVENTS if post or goals else ())
+        + ((SKILL_SHELL,) if skill_shell else ())
+        + (GOAL_EVENTS if goals else ())
+    )
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, [])
     config_after = config_before
     if moved or config_before is None:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 
+from bridge.commands.doctor import POST_UNREGISTERED
 from tests.support.sandbox import CCBRIDGE, Sandbox
 
 
@@ -34,9 +35,9 @@ def test_a_healthy_install(sandbox: Sandbox) -> None:
     assert found["registration"] == [
         (
             "ok",
-            f"{sandbox.settings}: PostToolUse, PostToolUseFailure, PreSkillShellCommand, "
-            "PreToolUse",
-        )
+            f"{sandbox.settings}: PreSkillShellCommand, PreToolUse",
+        ),
+        ("info", POST_UNREGISTERED),  # the default config runs nothing after a tool
     ]
     assert found["skills"] == [
         (
@@ -79,7 +80,8 @@ def test_old_claude_and_a_command_that_does_not_start(sandbox: Sandbox) -> None:
     assert code == 1
     assert found["onFailure"][0][0] == "warn" and "2.1.295" in found["onFailure"][0][1]
     levels = [level for level, _ in found["registration"]]
-    assert levels.count("warn") == 2 and "fail" in levels  # no onFailure, low timeout, no Post
+    assert levels.count("warn") == 2  # no onFailure, low timeout
+    assert ("info", POST_UNREGISTERED) in found["registration"]
     assert found["starts"][0][0] == "fail" and "exited with code 127" in found["starts"][0][1]
 
 

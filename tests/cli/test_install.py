@@ -56,7 +56,8 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
         "hooks": [{"type": "http", "url": "http://localhost:9/hook"}],
     } in settings["hooks"]["PreToolUse"]
     registered = registered_events(settings)
-    assert sorted(registered) == ["PostToolUse", "PostToolUseFailure", "PreToolUse", "SessionStart"]
+    # nothing of the default config runs after a tool: no PostToolUse start on every call
+    assert sorted(registered) == ["PreToolUse", "SessionStart"]
     handler = registered["PreToolUse"]
     assert handler["onFailure"] == "block" and handler["timeout"] == 60
     assert handler["command"] == installing.launcher_command("PreToolUse")  # shared: via PATH
@@ -335,3 +336,32 @@ def test_install_without_the_sandbox_says_what_is_lost(sandbox: Sandbox) -> None
     assert done.returncode == 0 and "protection: tripwire" in done.stdout, done.stdout
     settings = json.loads(sandbox.settings.read_text())
     assert "sandbox" not in settings and "permissions" not in settings
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        "policies:\n  post_execute: ['hooks/dangerous_shell.py:guard']\n",
+        "policies:\n  observers: ['hooks/dangerous_shell.py:guard']\n",
+        "hooks:\n  PostToolUse:\n    - hooks:\n        - {type: command, command: 'true'}\n",
+    ],
+)
+def test_post_tool_events_are_registered_when_the_config_runs_something_there(
+    sandbox: Sandbox, config: str
+) -> None:
+    sandbox.write(sandbox.config, config)
+    done = sandbox.run("install")
+    assert done.returncode == 0 and "the config has problems" not in done.stdout, done.stdout
+    events = registered_events(json.loads(sandbox.settings.read_text()))
+    assert {"PreToolUse", "PostToolUse"} <= set(events)
+    if "policies" in config:  # a policy runs on both ends of a tool; a hook on its own event
+        assert "PostToolUseFailure" in events
+
+
+def test_a_reinstall_drops_post_tool_registrations_nothing_needs(sandbox: Sandbox) -> None:
+    sandbox.write(sandbox.config, "policies:\n  post_execute: ['hooks/dangerous_shell.py:guard']\n")
+    assert sandbox.run("install").returncode == 0
+    assert "PostToolUse" in registered_events(json.loads(sandbox.settings.read_text()))
+    sandbox.write(sandbox.config, "audit:\n  keep: 5\n")
+    assert sandbox.run("install").returncode == 0
+    assert sorted(registered_events(json.loads(sandbox.settings.read_text()))) == ["PreToolUse"]

@@ -45,7 +45,7 @@ def test_project_install_registers_through_path_and_says_why(sandbox: Sandbox) -
     done = sandbox.run("install", "--project")
     assert done.returncode == 0, done.stderr
     commands = registered(sandbox.settings)
-    assert sorted(commands) == ["PostToolUse", "PostToolUseFailure", "PreToolUse"]
+    assert sorted(commands) == ["PreToolUse"]
     for event, command in commands.items():
         assert command == installing.launcher_command(event)
         assert str(CCBRIDGE.parent) not in command  # nothing of this machine in a shared file
