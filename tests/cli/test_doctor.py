@@ -28,12 +28,11 @@ def test_a_healthy_install(sandbox: Sandbox) -> None:
     assert code == 0, found
     assert found["claude"][0][0] == "ok" and "2.1.332" in found["claude"][0][1]
     assert found["onFailure"][0][0] == "ok"
+    events = "PostToolUse, PostToolUseFailure, PreSkillShellCommand, PreToolUse"
+    local = sandbox.settings.with_name("settings.local.json")  # this machine's copy
     assert found["registration"] == [
-        (
-            "ok",
-            f"{sandbox.settings}: PostToolUse, PostToolUseFailure, PreSkillShellCommand, "
-            "PreToolUse",
-        )
+        ("ok", f"{sandbox.settings}: {events}"),
+        ("ok", f"{local}: {events}"),
     ]
     assert found["skills"] == [
         (
