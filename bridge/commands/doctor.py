@@ -314,13 +314,18 @@ def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> 
         except InstallError:
             installed = True  # an unreadable record still says install ran here
         again = f"run `ccbridge install --{scope}` again"
+        runs = (
+            f"ccbridge still runs from {', '.join(map(str, registered))}"
+            if registered
+            else "so Claude Code no longer runs ccbridge"
+        )
         if installed:
             yield Finding(
                 "warn" if registered else "fail",
                 "registration",
                 f"ccbridge was installed in {where.settings} but its registration is gone: the "
                 "file was reverted or rewritten since (e.g. `git checkout "
-                f"{where.settings.name}`), so Claude Code no longer runs ccbridge; {again}"
+                f"{where.settings.name}`), {runs}; {again}"
                 + (", then commit .claude/settings.json" if scope == "project" else ""),
             )
         elif not registered and scope != "user" and where.config.is_file():
