@@ -429,7 +429,9 @@ MARKETPLACE_KEYS = ("extraKnownMarketplaces", "additionalMarketplaces")  # the s
 PLUGIN_DIRS_ENV = "CLAUDE_CODE_PLUGIN_DIRS"  # folders CC loads plugins from, `:`-separated
 
 
-def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
+def plugin_dirs(
+    env: Mapping[str, str], project: str, files: Sequence[str] | None = None
+) -> list[str]:
     """The plugin and marketplace folders Claude Code's settings name, in every layer (user,
     project, local, managed and its drop-ins), and those `claude plugin marketplace add`
     recorded (plugins/known_marketplaces.json, the same entries): a marketplace from a local
@@ -454,7 +456,7 @@ def plugin_dirs(env: Mapping[str, str], project: str) -> list[str]:
 
     listed(env.get(PLUGIN_DIRS_ENV))
     layers: list[tuple[Mapping[str, Any], tuple[str | None, ...]]] = []
-    for path in settings_layers(env, project):
+    for path in settings_layers(env, project) if files is None else files:
         data = _load(path)
         if data is not None:
             block = data.get("env")
@@ -486,7 +488,11 @@ def protected(
     project: str,
     hooks: Mapping[str, Sequence[Any]] = {},
     audit_path: str | None = None,
+    *,
+    shared: bool = False,
 ) -> Protected:
+    """What the wall keeps on this machine; with `shared`, what it keeps on every machine
+    (`shared_protected`): plugin folders named by the project's own settings file only."""
     home = paths._home(env)
     user_claude = env.get("CLAUDE_CONFIG_DIR") or os.path.join(home, ".claude")
     state, cache = paths.state_dir(env), paths.cache_dir(env)
@@ -499,7 +505,8 @@ def protected(
     _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
     _add(result.write, hook_scripts(hooks, env, project))
     _add(result.trees, hook_trees(hooks, env, project))
-    named = plugin_dirs(env, project)
+    project_settings = [paths._clean(os.path.join(project, ".claude", "settings.json"))]
+    named = plugin_dirs(env, project, project_settings if shared else None)
     _add(result.write, named)
     _add(result.trees, [path for path in named if not path.endswith(".json")])
     audit = audit_path or os.path.join(state, "audit.jsonl")
@@ -508,6 +515,52 @@ def protected(
         [os.path.join(state, "cache.key"), audit, *(f"{audit}.{n}" for n in (1, 2, 3, 4, 5))],
     )
     return result
+
+
+# What every machine keeps is computed with this in place of the home (a name no real home
+# has), then spelled from `~/`: the shared file then holds the same entries on every machine.
+SHARED_HOME = "/~"
+
+
+def shared_protected(project: str, hooks: Mapping[str, Sequence[Any]] = {}) -> Protected:
+    """What the wall keeps on every machine that has this project: what the committed files
+    alone name (the project's config hooks, the plugin folders of its settings.json) and
+    ccbridge's and Claude Code's files in their default places, under SHARED_HOME. What a
+    machine sets for itself ($CCBRIDGE_STATE_DIR, XDG dirs, $CLAUDE_CONFIG_DIR, its own layers'
+    hooks) is not in it: that goes in the machine's local settings (`protected`)."""
+    return protected({"HOME": SHARED_HOME}, project, hooks, shared=True)
+
+
+def _relative(path: str, root: str) -> str | None:
+    if path == root:
+        return ""
+    return path[len(root.rstrip("/")) + 1 :] if _under(path, [root]) else None
+
+
+def portable(path: str, home: str, project: str) -> str:
+    """A sandbox.filesystem entry for `path` that means it on every machine (measured, docs/
+    setup.md): relative for a path in the project (CC takes it from the project root for the
+    project's settings), `~/` for one in the home, else the absolute path."""
+    inside = _relative(path, project)
+    if inside is not None:
+        return inside or "."
+    at_home = _relative(path, home)
+    if at_home is not None:
+        return "~/" + at_home if at_home else "~"
+    return path
+
+
+def portable_rule(tool: str, path: str, home: str, project: str, *, directory: bool) -> str:
+    """A permission deny rule for `path` that means it on every machine: `/x` is x in the
+    project root, `~/x` x in the home, `//x` the absolute /x (measured, docs/setup.md)."""
+    tail = "/**" if directory else ""
+    inside = _relative(path, project)
+    if inside is not None:
+        return f"{tool}(/{inside}{tail})" if inside else f"{tool}(/**)"
+    at_home = _relative(path, home)
+    if at_home is not None:
+        return f"{tool}(~/{at_home}{tail})" if at_home else f"{tool}(~/**)"
+    return f"{tool}(/{path}{tail})"
 
 
 # --- reading the settings in force ------------------------------------------------------------
@@ -539,16 +592,31 @@ def _entry(entry: str, home: str, base: str) -> str:
 
 
 def _rule_path(rule: str, tool: str, home: str, base: str) -> str | None:
-    """The path of a `Tool(path)` permission rule, with a trailing `/**` taken as the subtree."""
+    """The path of a `Tool(path)` permission rule, with a trailing `/**` taken as the subtree:
+    `//x` is the absolute /x, `/x` is x in the settings file's root (the project root for the
+    project's files; measured: `Edit(/abs/path)` does not keep /abs/path), `~/x` is in the
+    home."""
     if not (rule.startswith(tool + "(") and rule.endswith(")")):
         return None
     inner = rule[len(tool) + 1 : -1]
     inner = inner[:-3] if inner.endswith("/**") else inner
+    if inner == "/" or inner == "":  # `Edit(/**)`: the whole root
+        return paths._clean(base) if rule.endswith("/**)") else None
     if inner.startswith("//"):
         return paths._clean(inner[1:])
     if any(c in inner for c in "*?[{"):
         return None
-    return _entry(inner, home, base) if inner else None
+    if inner.startswith("/"):
+        return paths._clean(os.path.join(base, inner[1:]))
+    return _entry(inner, home, base)
+
+
+def settings_root(path: str, project: str) -> str:
+    """What a relative path in the settings file at `path` is taken from: the project root for
+    the project's own files (.claude/settings*.json), else the file's directory (~/.claude for
+    the user's)."""
+    own = paths._clean(os.path.join(project, ".claude"))
+    return project if os.path.dirname(paths._clean(path)) == own else os.path.dirname(path)
 
 
 def _load(path: str) -> Mapping[str, Any] | None:
@@ -567,6 +635,7 @@ def in_force(files: Sequence[str], home: str, project: str) -> InForce:
         if data is None:
             continue
         result.files.append(path)
+        base = settings_root(path, project)
         section = data.get("sandbox")
         section = section if isinstance(section, dict) else {}
         for key, attribute in (
@@ -587,12 +656,12 @@ def in_force(files: Sequence[str], home: str, project: str) -> InForce:
         ):
             entries = filesystem.get(key)
             if isinstance(entries, list):
-                into += [_entry(str(entry), home, project) for entry in entries]
+                into += [_entry(str(entry), home, base) for entry in entries]
         permissions = data.get("permissions")
         deny = permissions.get("deny") if isinstance(permissions, dict) else None
         for rule in deny if isinstance(deny, list) else ():
             for tool, into in (("Edit", result.edit_denied), ("Read", result.read_denied)):
-                found = _rule_path(str(rule), tool, home, project)
+                found = _rule_path(str(rule), tool, home, base)
                 if found is not None:
                     into.append(found)
     return result
@@ -664,8 +733,34 @@ def is_directory_entry(path: str, env: Mapping[str, str]) -> bool:
     return path in own or os.path.basename(path) in PLUGIN_DIRS or os.path.isdir(path)
 
 
-def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
-    """The list entries the wall needs: denyWrite, denyRead and permission deny rules."""
+def additions(
+    keep: Protected, env: Mapping[str, str], project: str | None = None
+) -> dict[str, list[str]]:
+    """The list entries the wall needs: denyWrite, denyRead and permission deny rules; with
+    `project`, in the spellings that mean the same on every machine (`keep` computed with
+    `env`'s home standing for whichever home reads the file: `shared_protected`)."""
+    if project is not None:
+        home = paths._home(env)
+        return {
+            "denyWrite": [portable(path, home, project) for path in keep.write],
+            "denyRead": [portable(path, home, project) for path in keep.read],
+            "deny": [
+                *(
+                    portable_rule(
+                        "Edit",
+                        path,
+                        home,
+                        project,
+                        directory=path in keep.trees or is_directory_entry(path, env),
+                    )
+                    for path in keep.write
+                ),
+                *(
+                    portable_rule("Read", path, home, project, directory=False)
+                    for path in keep.read
+                ),
+            ],
+        }
     rules = [
         _rule("Edit", path, directory=path in keep.trees or is_directory_entry(path, env))
         for path in keep.write
@@ -675,10 +770,13 @@ def additions(keep: Protected, env: Mapping[str, str]) -> dict[str, list[str]]:
 
 
 def put_up(
-    data: Mapping[str, Any], keep: Protected, env: Mapping[str, str]
+    data: Mapping[str, Any],
+    keep: Protected,
+    env: Mapping[str, str],
+    project: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """`data` (a settings file's JSON) with the wall added, and a record of exactly what was
-    added or changed, for `take_down`."""
+    added or changed, for `take_down`; with `project`, in portable spellings (`additions`)."""
     out: dict[str, Any] = json.loads(json.dumps(data))
     if not isinstance(out.get("sandbox", {}), dict):
         raise ValueError("`sandbox` in the settings file is not an object")
@@ -690,7 +788,7 @@ def put_up(
         if sandbox.get(key) != value:
             added["scalars"][key] = sandbox.get(key)  # None: it was absent
             sandbox[key] = value
-    wanted = additions(keep, env)
+    wanted = additions(keep, env, project)
     if not isinstance(sandbox.get("filesystem", {}), dict):
         raise ValueError("`sandbox.filesystem` in the settings file is not an object")
     if "filesystem" not in sandbox:

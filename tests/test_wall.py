@@ -145,7 +145,9 @@ def test_a_users_edit_after_install_stays() -> None:
 
 
 def test_settings_layers_merge_as_cc_merges_them(tmp_path: Path) -> None:
-    user, local = tmp_path / "user.json", tmp_path / "local.json"
+    user, local = tmp_path / "user.json", tmp_path / "p" / ".claude" / "settings.local.json"
+    local.parent.mkdir(parents=True)
+    project = str(tmp_path / "p")
     user.write_text(
         json.dumps({"sandbox": {"enabled": True, "filesystem": {"denyWrite": ["~/a"]}}})
     )
@@ -157,8 +159,9 @@ def test_settings_layers_merge_as_cc_merges_them(tmp_path: Path) -> None:
             }
         )
     )
-    merged = wall.in_force([str(user), str(local), str(tmp_path / "missing.json")], "/h", "/p")
-    assert merged.enabled is False and merged.deny_write == ["/h/a", "/p/b"]
+    merged = wall.in_force([str(user), str(local), str(tmp_path / "missing.json")], "/h", project)
+    # a relative entry of the project's own files is taken from the project root
+    assert merged.enabled is False and merged.deny_write == ["/h/a", f"{project}/b"]
     assert merged.edit_denied == ["/q"] and merged.read_denied == ["/k"]
     assert merged.files == [str(user), str(local)]
 

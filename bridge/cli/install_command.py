@@ -162,6 +162,13 @@ def registration_for(
     file gets a launcher that finds `ccbridge` through PATH on whichever machine runs it (this
     machine's path means nothing on a teammate's); the user and local files, which stay on this
     machine, get the absolute path, so Claude Code finds it whatever its PATH."""
+    shared = target_of("project", env).settings
+    if scope == "local" and installing.registered_commands(installing.read_bytes(shared)):
+        # the same command as the shared file's: Claude Code runs an identical command once
+        return installing.launcher_command, (
+            f"registered as `ccbridge run` found through PATH, the command {shared} registers: "
+            "Claude Code runs one command named in several settings files once"
+        )
     if scope != "project":
         return installing.registration_command(executable), (
             f"registered as {executable} (an absolute path: {scope} settings stay on this machine)"
@@ -296,7 +303,8 @@ def install(
                 where, settings, config, command, goals=goals, skill_shell=skill_shell, post=post
             )
         if not no_sandbox:
-            plan = with_wall(env, plan)
+            plan = with_wall(env, plan, scope)
+        companion = companion_of(env, plan, no_sandbox) if scope == "project" else None
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
     plan.notes.append(chosen)
@@ -307,6 +315,8 @@ def install(
         )
     if config_error:
         plan.notes.append(f"the config has problems, run `ccbridge check`: {config_error}")
+    if companion is not None and companion.changed:
+        write_companion(companion, env, dry_run)
     if not plan.changed:
         say(f"ccbridge is already installed in {where.settings}; nothing to change")
         if no_sandbox:
@@ -341,14 +351,77 @@ def write_install(
     return True
 
 
-def with_wall(env: Mapping[str, str], plan: installing.Plan) -> installing.Plan:
+def with_wall(
+    env: Mapping[str, str], plan: installing.Plan, scope: installing.Scope
+) -> installing.Plan:
+    """The plan with the wall in its settings file: for the shared project file, what every
+    machine keeps in spellings that mean it on every machine (no path of this one); for the
+    others, everything this machine keeps, by absolute path."""
+    from bridge import wall
+
+    project = str(project_of(env))
+    if scope == "project":
+        hooks = project_hooks(plan)
+        keep = wall.shared_protected(project, hooks)
+        return installing.put_up_wall(plan, keep, {"HOME": wall.SHARED_HOME}, project)
+    return installing.put_up_wall(plan, machine_wall(env, plan), env)
+
+
+def machine_wall(env: Mapping[str, str], plan: installing.Plan) -> Any:
+    """Everything the wall keeps on this machine (bridge.wall.Protected)."""
     from bridge import wall
 
     compiled = layered_after(env, plan)
     hooks = compiled.hooks if compiled is not None else {}
     audit = compiled.audit.path if compiled is not None else None
-    keep = wall.protected(env, str(project_of(env)), hooks, audit)
-    return installing.put_up_wall(plan, keep, env)
+    return wall.protected(env, str(project_of(env)), hooks, audit)
+
+
+def project_hooks(plan: installing.Plan) -> Mapping[str, Any]:
+    """The hooks of the project's committed config alone, as it will be after the install."""
+    from bridge.config.build import compile_sources
+    from bridge.config.compiled import Source
+
+    if plan.config_after is None:
+        return {}
+    source = Source(plan.config, plan.config_after, (str(plan.config), 0, 0, ""))
+    return compile_sources([source], "install", wide=0).hooks
+
+
+def companion_of(
+    env: Mapping[str, str], plan: installing.Plan, no_sandbox: bool
+) -> installing.Plan:
+    """This machine's local settings beside a project install: the shared file's registration
+    again (Claude Code runs it once) and, unless --no-sandbox, the whole wall by this machine's
+    paths, so that the protection holds when the shared file cannot be read (a merge conflict
+    left in it) and covers what this machine sets for itself ($CCBRIDGE_STATE_DIR, XDG dirs)."""
+    local = target_of("local", env).settings
+    companion = installing.plan_companion(
+        local, installing.read_bytes(local), installing.registered_commands(plan.settings_after)
+    )
+    return (
+        companion if no_sandbox else installing.put_up_wall(companion, machine_wall(env, plan), env)
+    )
+
+
+def write_companion(plan: installing.Plan, env: Mapping[str, str], dry_run: bool) -> None:
+    """Write the local companion (and its backup, so that uninstall takes it out again)."""
+    show(plan, dry_run)
+    if dry_run:
+        return
+    backup = installing.backup_file(env, plan.settings)
+    try:
+        installing.write_backup(
+            backup, installing.next_backup(installing.load_backup(backup), plan)
+        )
+        installing.apply(plan)
+    except (OSError, installing.InstallError) as error:
+        raise click.ClickException(f"install failed: {error}") from None
+    said = installing.keep_out_of_git(plan.settings)
+    say(
+        f"wrote this machine's copy of the registration and the wall to {plan.settings} "
+        "(not shared: it names this machine's paths)" + (f"; {said}" if said else "")
+    )
 
 
 def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:

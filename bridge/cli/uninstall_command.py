@@ -51,6 +51,10 @@ def uninstall(
         uninstall_from(where, dry_run)
         return
     uninstall_from(target_of(scope, os.environ), dry_run)
+    local = target_of("local", os.environ)
+    if scope == "project" and installing.backup_file(os.environ, local.settings).is_file():
+        # the project install's copy for this machine (or an install --local): both go
+        uninstall_from(local, dry_run)
 
 
 def uninstall_from(where: installing.Target, dry_run: bool) -> None:

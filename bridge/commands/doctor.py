@@ -127,6 +127,60 @@ def read_hooks(path: Path) -> dict[str, list[Any]]:
     return hooks if isinstance(hooks, dict) else {}
 
 
+CONFLICT_MARKERS = ("<<<<<<< ", "<<<<<<<\n", "=======\n", ">>>>>>> ")
+
+
+def unparsable(path: Path) -> tuple[int, str] | None:
+    """(line, what is wrong) for a settings file Claude Code cannot read, which it then ignores
+    whole: its hooks, sandbox and deny rules do not hold (measured with 2.1.332 and 2.1.335: a
+    merge conflict left in the project's settings.json and no ccbridge call all session).
+    None for a file that is missing or reads as JSON."""
+    try:
+        content = path.read_bytes()
+    except OSError:
+        return None
+    text = content.decode("utf-8", "replace")
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        if line.startswith(CONFLICT_MARKERS):
+            return number, f"a merge conflict is left in it ({line.strip()[:7]})"
+    if not text.strip():
+        return None  # an empty file counts as no settings
+    try:
+        json.loads(content)
+    except UnicodeDecodeError:
+        return 1, "it is not UTF-8 text"
+    except json.JSONDecodeError as error:
+        return error.lineno, f"it is not valid JSON ({error.msg}, column {error.colno})"
+    return None
+
+
+def unparsable_message(path: Path, line: int, what: str, kept_by: Sequence[Path]) -> str:
+    fix = (
+        "resolve the conflict: keep the side you want between the <<<<<<< and >>>>>>> lines "
+        "and delete the markers"
+        if "merge conflict" in what
+        else "fix the JSON there (a missing comma or quote, a trailing comma)"
+    )
+    held = (
+        f"; ccbridge still runs from {', '.join(map(str, kept_by))} until then"
+        if kept_by
+        else "; until then ccbridge does not run in this project"
+    )
+    return (
+        f"{path}:{line}: {what}, so Claude Code ignores the whole file: its hooks (ccbridge's "
+        f"registration), its sandbox and its deny rules do not hold{held}. Fix: {fix}, then run "
+        "`ccbridge doctor`"
+    )
+
+
+def check_settings_files(files: Sequence[Path]) -> Iterator[Finding]:
+    """Every settings file Claude Code would ignore, with its line and the fix."""
+    broken = {path: found for path in files if (found := unparsable(path)) is not None}
+    kept_by = [path for path in registrations(files) if path not in broken]
+    for path, (line, what) in broken.items():
+        yield Finding("fail", "settings", unparsable_message(path, line, what, kept_by))
+
+
 def handlers(hooks: Mapping[str, Any]) -> Iterator[tuple[str, Mapping[str, Any]]]:
     for event, groups in hooks.items():
         for group in groups if isinstance(groups, list) else ():
@@ -325,20 +379,25 @@ def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> 
     registered = registrations(files)
     for scope in ("project", "local", "user"):
         where = target(scope, home, project)
-        if where.settings in registered:
-            continue
+        if where.settings in registered or unparsable(where.settings) is not None:
+            continue  # (an unreadable file is named as such: check_settings_files)
         try:
             installed = load_backup(backup_file(env, where.settings)) is not None
         except InstallError:
             installed = True  # an unreadable record still says install ran here
         again = f"run `ccbridge install --{scope}` again"
+        runs = (
+            f"ccbridge still runs from {', '.join(map(str, registered))}"
+            if registered
+            else "so Claude Code no longer runs ccbridge"
+        )
         if installed:
             yield Finding(
                 "warn" if registered else "fail",
                 "registration",
                 f"ccbridge was installed in {where.settings} but its registration is gone: the "
                 "file was reverted or rewritten since (e.g. `git checkout "
-                f"{where.settings.name}`), so Claude Code no longer runs ccbridge; {again}"
+                f"{where.settings.name}`), {runs}; {again}"
                 + (", then commit .claude/settings.json" if scope == "project" else ""),
             )
         elif not registered and scope != "user" and where.config.is_file():
@@ -729,6 +788,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
     claude = find_claude(env)
     findings = [
         *check_claude(env, claude),
+        *check_settings_files(every),
         *check_registration(files, managed),
         *check_kept(every, env, project),
         *check_starts(every, env, project),

@@ -384,7 +384,9 @@ def starter_config(settings: Path, moved: Mapping[str, list[Any]]) -> bytes:
         *(f"    - {name}  # {what}" for name, what in STARTER_GUARDS),
     ]
     if moved:
-        lines.append(f"# Hooks moved here from {settings}.")
+        # The file's own name beside this one, never a path of this machine: a project's
+        # config is committed and read on every teammate's machine.
+        lines.append(f"# Hooks moved here from {settings.parent.name}/{settings.name}.")
         dumped = yaml.safe_dump(
             {"hooks": dict(moved)}, sort_keys=False, allow_unicode=True, width=WIDE
         )
@@ -625,14 +627,15 @@ def load_backup(path: Path) -> Backup | None:
         ) from None
 
 
-def put_up_wall(plan: Plan, keep: Any, env: Mapping[str, str]) -> Plan:
+def put_up_wall(plan: Plan, keep: Any, env: Mapping[str, str], project: str | None = None) -> Plan:
     """The plan with Claude Code's sandbox set up in its settings file around `keep` (a
-    bridge.wall.Protected); what was added is kept in `plan.wall` for uninstall."""
+    bridge.wall.Protected); what was added is kept in `plan.wall` for uninstall. With
+    `project`, in the spellings that mean the same on every machine (the shared file)."""
     from bridge import wall
 
     data = read_settings(plan.settings, plan.settings_after)
     try:
-        after, added = wall.put_up(data, keep, env)
+        after, added = wall.put_up(data, keep, env, project)
     except ValueError as error:
         raise InstallError(
             f"{plan.settings}: {error}; fix it or install with --no-sandbox"
@@ -651,6 +654,61 @@ def put_up_wall(plan: Plan, keep: Any, env: Mapping[str, str]) -> Plan:
         plan.notes,
         added,
     )
+
+
+def registered_commands(content: bytes | None) -> dict[str, str]:
+    """Per event, the command of the ccbridge registration a settings file holds."""
+    try:
+        data = json.loads(content) if content else {}
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    hooks = data.get("hooks") if isinstance(data, dict) else None
+    found: dict[str, str] = {}
+    for event, groups in hooks.items() if isinstance(hooks, dict) else ():
+        for group in groups if isinstance(groups, list) else ():
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            for handler in handlers if isinstance(handlers, list) else ():
+                if is_registration(handler) and "args" not in handler:
+                    found.setdefault(event, handler["command"])
+    return found
+
+
+def plan_companion(local: Path, content: bytes | None, commands: Mapping[str, str]) -> Plan:
+    """The machine's local settings (settings.local.json) with the shared file's registration
+    added, command for command: Claude Code runs an identical command once however many files
+    name it, and this copy still runs it when the shared file cannot be read (a merge conflict
+    left in it). Its own hooks stay where they are; nothing moves."""
+    data = read_settings(local, content)
+    hooks = {event: list(groups) for event, groups in data.get("hooks", {}).items()}
+    for event, command in commands.items():
+        present = [
+            handler
+            for group in hooks.get(event, [])
+            if isinstance(group, dict) and isinstance(group.get("hooks"), list)
+            for handler in group["hooks"]
+            if is_registration(handler)
+        ]
+        if any(handler.get("command") == command for handler in present):
+            continue
+        hooks[event] = [
+            group
+            for group in (_without_ours(group) for group in hooks.get(event, []))
+            if group is not None
+        ] + [{"hooks": [registration(command)]}]
+    after_data = {**data, "hooks": hooks} if hooks else data
+    after = content if after_data == data else dump_settings(after_data, content)
+    config = local.parent / "ccbridge.local.yaml"
+    kept = read_bytes(config)
+    return Plan(local, config, content, after, kept, kept)
+
+
+def _without_ours(group: Any) -> Any:
+    """A matcher group without ccbridge registrations (None when nothing else is left)."""
+    handlers = group.get("hooks") if isinstance(group, dict) else None
+    if not isinstance(handlers, list):
+        return group
+    rest = [handler for handler in handlers if not is_registration(handler)]
+    return {**group, "hooks": rest} if rest else None
 
 
 def _merged_wall(previous: Mapping[str, Any], added: Mapping[str, Any]) -> dict[str, Any]:
@@ -791,6 +849,48 @@ def plan_uninstall(
     return Plan(
         where.settings, where.config, settings_now, after, config_now, config_after, notes=notes
     )
+
+
+def keep_out_of_git(path: Path) -> str | None:
+    """Make git ignore `path` (a machine's own settings file) where it does not already, in the
+    repository's own .git/info/exclude, which is not a tracked file; what was done, if anything."""
+    import subprocess
+
+    def git(*args: str) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run(
+                ["git", *args],
+                cwd=path.parent,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError):
+            return None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top is None or top.returncode != 0:
+        return None  # not in a git work tree (or no git): nothing can track it
+    ignored = git("check-ignore", "-q", str(path))
+    if ignored is not None and ignored.returncode == 0:
+        return None
+    tracked = git("ls-files", "--error-unmatch", str(path))
+    if tracked is not None and tracked.returncode == 0:
+        return (
+            f"{path} is tracked by git: it holds this machine's paths, untrack it (git rm --cached)"
+        )
+    common = git("rev-parse", "--git-path", "info/exclude")
+    if common is None or common.returncode != 0:
+        return None
+    exclude = Path(common.stdout.strip())
+    exclude = exclude if exclude.is_absolute() else path.parent / exclude
+    root = Path(top.stdout.strip())
+    line = "/" + str(path.resolve().relative_to(root.resolve()))
+    exclude.parent.mkdir(parents=True, exist_ok=True)
+    before = exclude.read_text() if exclude.is_file() else ""
+    exclude.write_text(before + ("" if before.endswith("\n") or not before else "\n") + line + "\n")
+    return f"added {line} to {exclude} (this machine's settings are not for the repository)"
 
 
 def write_file(path: Path, content: bytes | None, mode: int | None = None) -> None:

@@ -32,11 +32,11 @@ def test_a_healthy_install(sandbox: Sandbox) -> None:
     assert code == 0, found
     assert found["claude"][0][0] == "ok" and "2.1.332" in found["claude"][0][1]
     assert found["onFailure"][0][0] == "ok"
+    events = "PreSkillShellCommand, PreToolUse"
+    local = sandbox.settings.with_name("settings.local.json")  # this machine's copy
     assert found["registration"] == [
-        (
-            "ok",
-            f"{sandbox.settings}: PreSkillShellCommand, PreToolUse",
-        ),
+        ("ok", f"{sandbox.settings}: {events}"),
+        ("ok", f"{local}: {events}"),
         ("info", POST_UNREGISTERED),  # the default config runs nothing after a tool
     ]
     assert found["skills"] == [
@@ -124,10 +124,11 @@ def test_goals_without_their_events_registered(sandbox: Sandbox) -> None:
     assert sandbox.run("install").returncode == 0
     _code, found = findings(sandbox)
     assert found["goals"] == [("ok", "goals are enabled and their events are registered")]
-    settings = json.loads(sandbox.settings.read_text())
-    for event in ("UserPromptSubmit", "Stop"):
-        del settings["hooks"][event]
-    sandbox.write_json(sandbox.settings, settings)
+    for path in (sandbox.settings, sandbox.settings.with_name("settings.local.json")):
+        settings = json.loads(path.read_text())  # the shared file and this machine's copy
+        for event in ("UserPromptSubmit", "Stop"):
+            del settings["hooks"][event]
+        sandbox.write_json(path, settings)
     code, found = findings(sandbox)
     assert code == 1
     [(level, message)] = found["goals"]

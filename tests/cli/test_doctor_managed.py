@@ -77,9 +77,10 @@ def test_a_second_registration_outside_managed_settings_is_named(
     both = [m for level, m in found["registration"] if level == "warn" and "both" in m]
     assert both == [
         f"ccbridge is registered both in managed settings ({managed / 'ccbridge.json'}) and in "
-        f"{sandbox.settings}: Claude Code runs it twice for each call; the managed registration "
-        "is the one whose deny is final (it runs before any mod), the other runs after the mods "
-        "and only repeats the judgement; remove it (`ccbridge uninstall`)"
+        f"{sandbox.settings}, {sandbox.settings.with_name('settings.local.json')}: Claude Code "
+        "runs it twice for each call; the managed registration is the one whose deny is final "
+        "(it runs before any mod), the other runs after the mods and only repeats the "
+        "judgement; remove it (`ccbridge uninstall`)"
     ]
 
 

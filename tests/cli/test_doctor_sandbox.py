@@ -105,11 +105,12 @@ def test_the_directory_of_a_sub_hook_script_is_walled_by_install(sandbox: Sandbo
     assert sandbox.run("install").returncode == 0
     assert protection(sandbox)[0] == "ok"
     directory = str(sandbox.project / "hooks")
-    settings = json.loads(sandbox.settings.read_text())
+    local = sandbox.settings.with_name("settings.local.json")  # a layer of this machine's own
+    settings = json.loads(local.read_text())
     assert directory in settings["sandbox"]["filesystem"]["denyWrite"]
     assert f"Edit(/{directory}/**)" in settings["permissions"]["deny"]
     settings["sandbox"]["filesystem"]["denyWrite"].remove(directory)
-    sandbox.write_json(sandbox.settings, settings)
+    sandbox.write_json(local, settings)
     level, message = protection(sandbox)
     assert level == "warn" and f"{directory} is not in sandbox.filesystem.denyWrite" in message
 
@@ -124,7 +125,7 @@ def test_a_sub_hook_script_in_the_project_s_own_directory_is_named(sandbox: Sand
     level, message = protection(sandbox)
     assert level == "warn" and "guard.py lies in the project's own directory" in message, message
     assert "a directory of its own" in message
-    settings = json.loads(sandbox.settings.read_text())
+    settings = json.loads(sandbox.settings.with_name("settings.local.json").read_text())
     assert str(sandbox.project / "json.py") in settings["sandbox"]["filesystem"]["denyWrite"]
     assert str(sandbox.project) not in settings["sandbox"]["filesystem"]["denyWrite"]
 
@@ -192,6 +193,7 @@ def test_a_plugin_folder_managed_settings_name_is_walled_by_install(sandbox: San
     assert str(managed / "10-org.json") in message  # a settings layer it read
     assert sandbox.run("install").returncode == 0  # install again: the folder is walled
     assert protection(sandbox)[0] == "ok"
-    data = json.loads(sandbox.settings.read_text())
+    # a folder this machine's managed settings name: in this machine's local settings
+    data = json.loads(sandbox.settings.with_name("settings.local.json").read_text())
     assert str(market) in data["sandbox"]["filesystem"]["denyWrite"]
     assert f"Edit(/{market}/**)" in data["permissions"]["deny"]  # a folder, though not made yet

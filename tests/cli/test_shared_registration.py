@@ -152,7 +152,9 @@ def test_doctor_says_a_reverted_registration_is_gone_and_how_to_fix_it(sandbox: 
     done = sandbox.run("doctor", "--json")
     assert done.returncode == 1
     gone = [f for f in json.loads(done.stdout) if "registration is gone" in f["message"]]
-    assert len(gone) == 1 and gone[0]["level"] == "fail", done.stdout
+    # this machine's copy in settings.local.json still runs ccbridge: a warning, not a failure
+    assert len(gone) == 1 and gone[0]["level"] == "warn", done.stdout
+    assert "still runs from" in gone[0]["message"]
     assert "run `ccbridge install --project` again" in gone[0]["message"]
     assert str(sandbox.settings) in gone[0]["message"]
 

@@ -66,9 +66,10 @@ def test_doctor_warns_when_the_registration_is_missing_or_the_claude_too_old(
 ) -> None:
     fake_claude(sandbox, "2.1.332")
     assert sandbox.run("install").returncode == 0
-    settings = json.loads(sandbox.settings.read_text())
-    del settings["hooks"][EVENT]
-    sandbox.write_json(sandbox.settings, settings)
+    for path in (sandbox.settings, sandbox.settings.with_name("settings.local.json")):
+        settings = json.loads(path.read_text())  # the shared file and this machine's copy
+        del settings["hooks"][EVENT]
+        sandbox.write_json(path, settings)
     _code, found = findings(sandbox)
     [(level, message)] = found["skills"]
     assert level == "warn" and "not registered for PreSkillShellCommand" in message

@@ -96,6 +96,11 @@ def installed(claude: Path, tmp_path: Path, registered: bool, wall: bool) -> Pro
     assert "ccbridge run" in json.dumps(settings["hooks"]["PreToolUse"]), settings
     if not registered:
         del settings["hooks"]
+        local = project / ".claude" / "settings.local.json"  # this machine's copy: out too
+        if local.exists():
+            copy = json.loads(local.read_text())
+            copy.pop("hooks", None)
+            local.write_text(json.dumps(copy, indent=2) + "\n")
     (project / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
     return Project(tmp_path, claude, home, project, settings, env)
 

@@ -393,7 +393,9 @@ def test_a_plugin_folder_the_settings_name_is_walled(tmp_path: Path) -> None:
     done = install_ccbridge(world.project, world.home, world.env)
     assert done.returncode == 0, done.stdout + done.stderr
     settings = json.loads((world.project / ".claude" / "settings.json").read_text())
-    assert str(market) in settings["sandbox"]["filesystem"]["denyWrite"], settings
+    # the user's own settings name it: walled in this machine's local settings, not the shared
+    local = json.loads((world.project / ".claude" / "settings.local.json").read_text())
+    assert str(market) in local["sandbox"]["filesystem"]["denyWrite"], local
     world.settings = settings
     before = {path: path.read_bytes() for path in (register, user)}
     tries = [
