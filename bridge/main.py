@@ -16,7 +16,9 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
 RUN_USAGE = "usage: ccbridge run [--config FILE] [--host NAME]"
 # The agents `--host` names (bridge.wire.hosts.HOSTS, kept here so a CC call imports nothing).
-HOST_NAMES = ("claude-code", "codex", "cursor", "gemini", "grok")
+HOST_NAMES = (
+    *("claude-code", "cline", "codex", "copilot", "cursor", "gemini", "grok", "opencode", "qwen"),
+)
 
 
 class UsageError(ValueError):

@@ -186,6 +186,78 @@ class GeminiStandIn(ModelStandIn):
         return seen
 
 
+class ChatCompletionsStandIn(ModelStandIn):
+    """OpenAI's chat completions API (streamed or not), as Qwen Code, opencode and Copilot
+    CLI's custom providers call it. The scripted command goes to whichever shell tool the
+    agent offers (`SHELL_TOOLS`), with the argument name that tool's schema asks for."""
+
+    SHELL_TOOLS = ("run_shell_command", "bash", "shell", "execute_command")
+
+    def answers_a_call(self, body: Mapping[str, Any]) -> bool:
+        return any(message.get("role") == "tool" for message in body.get("messages", []))
+
+    def shell_tool(self, body: Mapping[str, Any]) -> tuple[str, str]:
+        offered = {
+            tool.get("function", {}).get("name"): tool.get("function", {}).get("parameters", {})
+            for tool in body.get("tools", [])
+        }
+        for name in self.SHELL_TOOLS:
+            if name in offered:
+                properties = (offered[name] or {}).get("properties", {})
+                key = "command" if "command" in properties else next(iter(properties), "command")
+                return name, key
+        return self.SHELL_TOOLS[0], "command"
+
+    def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
+        if not path.rstrip("/").endswith("chat/completions"):
+            return "application/json", json.dumps({"object": "list", "data": []}).encode()
+        command = self.next_command(body)
+        message: dict[str, Any]
+        if command is None:
+            message, finish = {"role": "assistant", "content": "Done."}, "stop"
+        else:
+            name, key = self.shell_tool(body)
+            arguments = {key: command, "description": "x"}
+            call = {
+                "id": f"call_{len(self.requests)}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            message, finish = (
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                ("tool_calls"),
+            )
+        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        head = {"id": "chatcmpl-stub", "created": 1, "model": str(body.get("model", "stub"))}
+        if not body.get("stream"):
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            whole = {**head, "object": "chat.completion", "choices": [choice], "usage": usage}
+            return "application/json", json.dumps(whole).encode()
+        delta = dict(message)
+        if "tool_calls" in delta:
+            delta["tool_calls"] = [{"index": 0, **call} for call in delta["tool_calls"]]
+        chunks = [
+            {**head, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**head, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage},
+        ]  # fmt: skip
+        return "text/event-stream", _sse([(None, chunk) for chunk in chunks]) + (
+            b"data: [DONE]\n\n"
+        )
+
+    def tool_outputs(self) -> list[str]:
+        seen: dict[str, str] = {}
+        for _path, body in self.requests:
+            for message in body.get("messages", []):
+                if message.get("role") == "tool":
+                    content = message.get("content")
+                    seen[str(message.get("tool_call_id"))] = (
+                        content if isinstance(content, str) else json.dumps(content)
+                    )
+        return list(seen.values())
+
+
 def _handler(stub: ModelStandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:

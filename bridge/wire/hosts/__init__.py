@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 CLAUDE_CODE = "claude-code"
 # `ccbridge run --host NAME` accepts these; each but claude-code is a module of this package.
-HOSTS = (CLAUDE_CODE, "codex", "cursor", "gemini", "grok")
+HOSTS = (CLAUDE_CODE, "cline", "codex", "copilot", "cursor", "gemini", "grok", "opencode", "qwen")
 
 # Cursor's own event names (hooks.json); a CC-registered hook may also get CC's names.
 CURSOR_EVENTS = frozenset(
@@ -42,16 +42,25 @@ GEMINI_EVENTS = frozenset(
     }
 )
 
+# What ccbridge's opencode plugin sends (bridge.wire.hosts.opencode).
+OPENCODE_EVENTS = frozenset({"tool.execute.before", "tool.execute.after"})
+
 
 def detect(raw: Mapping[str, Any]) -> str | None:
     """The host whose envelope this is, or None when it is no host's we know."""
     if "hookEventName" in raw and "hook_event_name" not in raw:
         return "grok"  # Grok's envelope is camelCase throughout
+    if "hook_event_name" not in raw and "toolName" in raw and "toolArgs" in raw:
+        return "copilot"  # Copilot's camelCase envelope names no event
+    if "hookName" in raw and "clineVersion" in raw:
+        return "cline"
     name = text(raw.get("hook_event_name"))  # any JSON value may come: only a string names
     if any(key in raw for key in CURSOR_FIELDS) or name in CURSOR_EVENTS:
         return "cursor"
     if name in GEMINI_EVENTS:
         return "gemini"
+    if name in OPENCODE_EVENTS:
+        return "opencode"
     if name in CC_EVENTS and text(raw.get("tool_name")) in CURSOR_TOOLS:
         return "cursor"
     if name in CC_EVENTS and "turn_id" in raw:
@@ -104,7 +113,8 @@ def _adapter(host: str) -> Any:
 
 def no_ask(host: str, result: Answer) -> Answer:
     """No other host gives a hook's `ask` to a person ccbridge can rely on (Codex refuses the
-    value, Cursor and Grok let the call run): a question becomes a deny that says so."""
+    value, Cursor and Grok let the call run, a headless Copilot, Qwen Code or opencode has
+    nobody to ask): a question becomes a deny that says so."""
     if result.decision != "ask":
         return result
     reason = (
