@@ -43,6 +43,7 @@ class Agent:
     probe: dict[str, Any]  # a harmless pre-tool event of this agent, for doctor
     top: tuple[tuple[str, Any], ...] = ()  # keys a new settings file of this agent needs
     plugin: bool = False  # a plugin file of ccbridge's own, not a hooks entry in settings
+    flat: bool = False  # its hooks are listed one by one, not in CC's matcher groups
     fails_open: str = (
         "lets a call run when a hook crashes, times out or is not run at all; ccbridge answers "
         "within its 60 s and fails closed for everything it runs, but if ccbridge itself cannot "
@@ -92,6 +93,7 @@ AGENTS = {
             "toolArgs": {"command": "true"},
         },
         top=(("version", 1),),
+        flat=True,
     ),
     "qwen": Agent(
         "qwen",
@@ -231,7 +233,18 @@ def command(executable: str, name: str) -> str:
 
 
 def handler(spec: Agent, run: str) -> dict[str, Any]:
+    if spec.flat:
+        # Copilot CLI runs a camelCase event's `bash` (measured: a CC group there never ran);
+        # `command` beside it names the registration for install, uninstall and doctor.
+        return {"type": "command", "bash": run, "command": run, "timeoutSec": spec.timeout}
     return {"type": "command", "command": run, "timeout": spec.timeout, "name": "ccbridge"}
+
+
+def _items(group: Any) -> Any:
+    """The handlers of a hooks entry: a CC matcher group's, or a flat entry itself."""
+    if isinstance(group, dict) and "hooks" not in group and "type" in group:
+        return [group]
+    return group.get("hooks") if isinstance(group, dict) else None
 
 
 def plan_install(
@@ -248,9 +261,13 @@ def plan_install(
     for event, groups in data.get("hooks", {}).items():
         out: list[Any] = []
         for group in groups:
-            items = group.get("hooks") if isinstance(group, dict) else None
+            items = _items(group)
             if not isinstance(items, list):
                 out.append(group)  # not ours to judge: the agent says what is wrong with it
+                continue
+            if items == [group]:  # a flat entry: kept unless it is ccbridge's own
+                if not installing.is_registration(group):
+                    out.append(group)
                 continue
             mine = [h for h in items if not installing.is_registration(h)]
             go = [h for h in mine if spec.moves_hooks and _movable(event, h)]
@@ -264,7 +281,8 @@ def plan_install(
         if out:
             hooks[event] = out
     for event in spec.events:
-        hooks[event] = [*hooks.get(event, []), {"matcher": "*", "hooks": [handler(spec, run)]}]
+        entry = handler(spec, run) if spec.flat else {"matcher": "*", "hooks": [handler(spec, run)]}
+        hooks[event] = [*hooks.get(event, []), entry]
         if not spec.moves_hooks and len(hooks[event]) > 1:
             notes.append(
                 f"{where.settings}: the other {event} hooks stay and run beside ccbridge, "
@@ -375,7 +393,7 @@ def _registered(spec: Agent, path: Path) -> set[str]:
     events = set()
     for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
-            items = group.get("hooks") if isinstance(group, dict) else None
+            items = _items(group)
             for item in items if isinstance(items, list) else ():
                 if installing.is_registration(item) and f"--host {spec.name}" in item["command"]:
                     events.add(event)
@@ -420,7 +438,7 @@ def _commands_of(spec: Agent, path: Path) -> set[str]:
         item["command"]
         for groups in data["hooks"].values()
         for group in groups
-        for item in group.get("hooks", [])
+        for item in _items(group) or []
         if installing.is_registration(item)
     }
 

@@ -22,7 +22,16 @@ from bridge.commands import agents
 from bridge.commands import install as installing
 
 from . import agents_table
-from .agents import AgentRun, client_binary, clients_cache, pinned, run_codex, run_gemini
+from .agents import (
+    AgentRun,
+    client_binary,
+    clients_cache,
+    pinned,
+    run_codex,
+    run_copilot,
+    run_gemini,
+    run_qwen,
+)
 from .harness import ccbridge_executable
 from .hook_scripts import command_handler, pre_tool_use, prints_json, write_hook
 
@@ -81,8 +90,17 @@ CASES = [
         reason="a person should look",
         plain_body=(
             ("gemini", prints_json({"decision": "ask", "reason": "a person should look"})),
+            (
+                "copilot",
+                prints_json(
+                    {
+                        "permissionDecision": "ask",
+                        "permissionDecisionReason": "a person should look",
+                    }
+                ),
+            ),
         ),
-        plain_expect=(("gemini", "hung"),),
+        plain_expect=(("gemini", "hung"), ("copilot", "blocked")),
     ),
     Case(
         "crash",
@@ -90,6 +108,7 @@ CASES = [
         "echo boom >&2; exit 1",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="exited with code 1",
+        plain_expect=(("copilot", "blocked"),),
     ),
     Case(
         "hang",
@@ -123,6 +142,15 @@ CASES = [
                     }
                 ),
             ),
+            (
+                "copilot",
+                prints_json(
+                    {
+                        "permissionDecision": "allow",
+                        "modifiedArgs": {"command": f"touch {REWRITTEN}"},
+                    }
+                ),
+            ),
         ),
     ),
 ]
@@ -140,6 +168,9 @@ class Agent:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
 
     def hooks(self, handler: dict[str, Any], matcher: str) -> dict[str, Any]:
+        if self.host == "copilot":  # its own flat form: `bash` and `timeoutSec`
+            own = {"type": "command", "bash": handler["command"], "timeoutSec": handler["timeout"]}
+            return {self.pre_event: [own]}
         return {self.pre_event: [{"matcher": matcher, "hooks": [handler]}]}
 
 
@@ -148,6 +179,10 @@ AGENTS = {
     "gemini": Agent(
         "gemini", "gemini-cli", "BeforeTool", run_gemini, {"policy": GEMINI_DENY_TOUCH}
     ),
+    "copilot": Agent(
+        "copilot", "copilot", "preToolUse", run_copilot, {"deny_tools": ("shell(touch)",)}
+    ),
+    "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
 }
 PARAMS = [
     pytest.param(name, version, id=f"{name}-{version}")
@@ -212,6 +247,8 @@ def test_agent_matrix(
     agent_name: str, version: str, mode: Mode, case: Case, tmp_path: Path
 ) -> None:
     agent = AGENTS[agent_name]
+    if case.agent_refuses_touch and not agent.refuse_touch:
+        pytest.skip(f"{agent_name}: no rule of its own refusing `touch` is set up here")
     outcome, done, state = run_case(agent, version, case, mode, tmp_path)
     told = bool(case.reason) and done.stub.model_saw(case.reason)
     shown = outcome + ("; model told reason" if told and outcome == "blocked" else "")
