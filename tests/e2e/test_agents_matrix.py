@@ -291,3 +291,45 @@ def test_codex_runs_no_hook_it_has_not_trusted(version: str, tmp_path: Path) -> 
     agents_table.record(record)
     assert outcome == "ran"
     assert not (state / "audit.jsonl").exists()  # ccbridge was never called
+
+
+CANNOT_START = Case(
+    "cannot-start",
+    "ccbridge registered, but its executable cannot start",
+    "exit 0",
+    {"plain": "ran", "ccbridge": "blocked"},
+)
+# What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
+CANNOT_START_OUTCOME = {"copilot": "blocked"}
+
+
+@pytest.mark.parametrize(
+    ("agent_name", "version"),
+    [
+        pytest.param(name, version, id=f"{name}-{version}")
+        for name in CANNOT_START_OUTCOME
+        for version in pinned(AGENTS[name].client)
+    ],
+)
+def test_what_the_agent_does_when_ccbridge_cannot_start(
+    agent_name: str, version: str, tmp_path: Path
+) -> None:
+    """The row ccbridge cannot answer for itself (docs/hosts.md): the agent's own handling of
+    a hook whose command is not there."""
+    agent = AGENTS[agent_name]
+    binary = binary_of(agent, version)
+    project = tmp_path / "project"
+    project.mkdir()
+    where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+    run = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
+    plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
+    assert plan.settings_after is not None
+    hooks = json.loads(plan.settings_after)["hooks"]
+    done = agent.run(binary, project, hooks, [f"touch {MARKER}"])
+    outcome = effect(project, done)
+    record = agents_table.Measurement(
+        agent_name, version, CANNOT_START.id, CANNOT_START.label, len(CASES) + 1, "ccbridge",
+        outcome, round(done.seconds, 1),
+    )  # fmt: skip
+    agents_table.record(record)
+    assert outcome == CANNOT_START_OUTCOME[agent_name], (done.stdout[-2000:], done.stderr[-2000:])
