@@ -100,7 +100,7 @@ CASES = [
                 ),
             ),
         ),
-        plain_expect=(("gemini", "hung"), ("copilot", "blocked")),
+        plain_expect=(("gemini", "hung"), ("copilot", "blocked"), ("qwen", "blocked")),
     ),
     Case(
         "crash",
@@ -130,6 +130,7 @@ CASES = [
         "sub-hook allows with `updatedInput`",
         pre_tool_use("allow", "rewritten", updatedInput={"command": f"touch {REWRITTEN}"}),
         {"plain": "ran rewritten", "ccbridge": "ran"},
+        plain_expect=(("qwen", "ran"),),
         plain_body=(
             (
                 "gemini",
@@ -300,7 +301,7 @@ CANNOT_START = Case(
     {"plain": "ran", "ccbridge": "blocked"},
 )
 # What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
-CANNOT_START_OUTCOME = {"copilot": "blocked"}
+CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran"}
 
 
 @pytest.mark.parametrize(

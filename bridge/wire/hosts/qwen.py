@@ -3,7 +3,8 @@ CLI's tool names (`run_shell_command`, `write_file`, `edit`, `read_file` …). R
 runner (packages/core/src/hooks/hookRunner.ts in the 0.24.4 bundle): exit 2 blocks, and then it
 reads stderr (not stdout) as the answer, plain text being the reason; exit 0 reads stdout JSON
 (`hookSpecificOutput.permissionDecision`); any other exit, a crash or a timeout is a
-"non-blocking error" and the call runs.
+"non-blocking error" and the call runs (measured for a crash, a hang and a ccbridge that cannot
+start: tests/e2e/test_agents_matrix.py).
 """
 
 from __future__ import annotations
