@@ -52,9 +52,12 @@ def run(
     timed = deadline.arm(call.started, DEFAULT_DEADLINE, call.hard_stop)
     try:
         result = call.judged(config, stdin)
+        audited = result  # in CC's words, whatever fields the agent reads the verdict from
         if call.caller is not None and call.caller != "claude-code":
-            result, call.raw = _in_dialect(call.caller, result, call.event_name, call.raw, stderr)
-        call.audit(result)
+            audited, result, call.raw = _in_dialect(
+                call.caller, result, call.event_name, call.raw, stderr
+            )
+        call.audit(audited)
         emit(result, stdout, stderr)
     finally:
         if timed:
@@ -157,19 +160,26 @@ def _in_dialect(
     event_name: "str | None",
     raw: "dict[str, Any] | None",
     stderr: "IO[str]",
-) -> "tuple[Answer, dict[str, Any]]":
-    """The answer as the calling agent reads it, and the audit's event naming that agent. A
-    failure here keeps CC's answer: its exit 2 with the reason on stderr blocks on every host."""
+) -> "tuple[Answer, Answer, dict[str, Any]]":
+    """(the audit's answer, the answer as the calling agent reads it, the audit's event naming
+    that agent). The audit keeps the verdict in CC's words, whatever fields the agent reads it
+    from, with the exit code the agent got. A failure here keeps CC's answer: its exit 2 with
+    the reason on stderr blocks on every host."""
     raw = {**(raw or {}), "ccbridge_host": host}
     try:
         from bridge.wire.hosts import answer as in_dialect
+        from bridge.wire.hosts import no_ask
 
-        return in_dialect(host, result, event_name), raw
+        spoken = in_dialect(host, result, event_name)
+        verdict = no_ask(host, result)
+        audited = Answer(verdict.payload, spoken.exit_code, spoken.stderr, verdict.text)
+        return audited, spoken, raw
     except Exception as problem:
         stderr.write(f"ccbridge: could not answer in {host}'s dialect: {problem}\n")
         if result.exit_code == 0 and event_name in (None, "PreToolUse"):
-            return answer.deny(f"ccbridge internal error: {problem}"), raw
-        return result, raw
+            refused = answer.deny(f"ccbridge internal error: {problem}")
+            return refused, refused, raw
+        return result, result, raw
 
 
 def emit(result: "Answer", stdout: "IO[bytes]", stderr: "IO[str]") -> None:

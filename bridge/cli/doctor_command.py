@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from bridge.cli.output import mark, project_of, say
+from bridge.cli.output import AGENT_HOSTS, mark, project_of, say
 
 if TYPE_CHECKING:
     from bridge.commands.doctor import Finding
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as a JSON list.")
 @click.option(
     "--host",
-    type=click.Choice(("claude-code", "codex", "gemini")),
+    type=click.Choice(AGENT_HOSTS),
     default="claude-code",
-    help="Check ccbridge's registration with this agent instead (codex, gemini).",
+    help="Check ccbridge's registration with this agent instead (docs/hosts.md).",
 )
 def doctor(as_json: bool, host: str = "claude-code") -> None:
     """Check that Claude Code will run ccbridge, and ccbridge your hooks.

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from bridge.cli.output import file_diff, project_of, say
+from bridge.cli.output import AGENT_HOSTS, file_diff, project_of, say
 from bridge.commands import install as installing
 from bridge.paths import CONFIG_ENV, find_config
 
@@ -241,10 +241,11 @@ def run_managed(managed_dir: str | None, *, install: bool, dry_run: bool) -> Non
 )
 @click.option(
     "--host",
-    type=click.Choice(("claude-code", "codex", "gemini")),
+    type=click.Choice(AGENT_HOSTS),
     default="claude-code",
     help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
-    "hooks.json) or gemini (Gemini CLI's settings.json); see docs/hosts.md.",
+    "hooks.json), gemini (Gemini CLI's settings.json), copilot (Copilot CLI's hooks), qwen "
+    "(Qwen Code's settings.json) or opencode (a plugin); see docs/hosts.md.",
 )
 def install(
     scope: installing.Scope,
@@ -272,8 +273,9 @@ def install(
     read the seal key or the audit log. --no-sandbox leaves it out.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
-    With --host codex or gemini, ccbridge is registered in that agent's hook settings instead
-    (`<ccbridge> run --host NAME`, judged with the same config).
+    With --host codex, gemini, copilot, qwen or opencode, ccbridge is registered in that
+    agent's hook settings (or, for opencode, a plugin) instead (`<ccbridge> run --host NAME`,
+    judged with the same config).
 
     \b
     Example:
@@ -433,7 +435,7 @@ def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
 
 
 def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> None:
-    """`--host codex|gemini`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
+    """`--host NAME`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
     from bridge.commands import agents
 
     env = os.environ

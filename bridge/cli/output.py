@@ -55,3 +55,8 @@ def file_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
             click.style(text, fg=colour) if colour and line[:3] not in ("+++", "---") else text
         )
     return "".join(lines).rstrip("\n")
+
+
+# `install|uninstall|doctor --host`: the agents ccbridge registers itself with
+# (bridge.commands.agents.AGENTS, and Claude Code).
+AGENT_HOSTS = ("claude-code", "codex", "copilot", "gemini", "opencode", "qwen")

@@ -7,7 +7,7 @@ import os
 import click
 
 from bridge.cli.install_command import managed_options, run_managed, scope_options, show, target_of
-from bridge.cli.output import project_of, say
+from bridge.cli.output import AGENT_HOSTS, project_of, say
 from bridge.commands import install as installing
 
 
@@ -16,7 +16,7 @@ from bridge.commands import install as installing
 @managed_options
 @click.option(
     "--host",
-    type=click.Choice(("claude-code", "codex", "gemini")),
+    type=click.Choice(AGENT_HOSTS),
     default="claude-code",
     help="The agent whose hook settings ccbridge is taken out of (default claude-code).",
 )

@@ -1,14 +1,19 @@
-"""`ccbridge install|uninstall|doctor --host codex|gemini`: ccbridge registered in another
-agent's own hook settings, with the install machinery of bridge.commands.install (its plan,
-backup and atomic writes).
+"""`ccbridge install|uninstall|doctor --host codex|gemini|copilot|qwen|opencode`: ccbridge
+registered in another agent's own hook settings, with the install machinery of
+bridge.commands.install (its plan, backup and atomic writes).
 
 Codex reads CC-shaped hooks from `~/.codex/hooks.json` (or `$CODEX_HOME/hooks.json`) and
 `<project>/.codex/hooks.json`; its command hooks on the events ccbridge runs move into ccbridge's
 config, as for CC. Gemini CLI reads hooks from `~/.gemini/settings.json` and
 `<project>/.gemini/settings.json` under its own event names and dialect: its hooks stay where
 they are (moved into a CC config they would no longer match or answer), beside ccbridge.
-Neither agent blocks a call when the hook itself crashes or times out, so ccbridge answers every
-call in bounded time, and doctor says what is left open.
+Copilot CLI reads `.github/hooks/*.json` (ccbridge writes its own `ccbridge.json` there) and the
+`hooks` of `~/.copilot/settings.json`; Qwen Code `~/.qwen/settings.json` and
+`<project>/.qwen/settings.json`, CC's shape but Gemini's tool names, so its hooks stay beside
+ccbridge too. opencode has no command hooks: ccbridge writes a plugin file
+(`OPENCODE_PLUGIN`) into its plugin directory. None of the command-hook agents blocks a call when
+the hook itself crashes or times out, so ccbridge answers every call in bounded time, and doctor
+says what is left open.
 """
 
 from __future__ import annotations
@@ -36,6 +41,14 @@ class Agent:
     _: KW_ONLY
     moves_hooks: bool  # its hooks are CC's shape: they move into ccbridge's config
     probe: dict[str, Any]  # a harmless pre-tool event of this agent, for doctor
+    top: tuple[tuple[str, Any], ...] = ()  # keys a new settings file of this agent needs
+    plugin: bool = False  # a plugin file of ccbridge's own, not a hooks entry in settings
+    flat: bool = False  # its hooks are listed one by one, not in CC's matcher groups
+    fails_open: str = (
+        "lets a call run when a hook crashes, times out or is not run at all; ccbridge answers "
+        "within its 60 s and fails closed for everything it runs, but if ccbridge itself cannot "
+        "start, the call runs (see docs/hosts.md)"
+    )
 
 
 AGENTS = {
@@ -67,12 +80,115 @@ AGENTS = {
             "tool_input": {"command": "true"},
         },
     ),
+    "copilot": Agent(
+        "copilot",
+        "copilot",
+        ("preToolUse", "postToolUse"),
+        AGENT_TIMEOUT_S,
+        moves_hooks=False,
+        probe={
+            "sessionId": "ccbridge-doctor",
+            "timestamp": 0,
+            "toolName": "bash",
+            "toolArgs": {"command": "true"},
+        },
+        top=(("version", 1),),
+        flat=True,
+    ),
+    "qwen": Agent(
+        "qwen",
+        "qwen",
+        ("PreToolUse", "PostToolUse"),
+        AGENT_TIMEOUT_S,  # seconds, as Qwen Code reads a command hook's timeout
+        moves_hooks=False,
+        probe={
+            "session_id": "ccbridge-doctor",
+            "hook_event_name": "PreToolUse",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "true"},
+        },
+    ),
+    "opencode": Agent(
+        "opencode",
+        "opencode",
+        ("tool.execute.before",),
+        AGENT_TIMEOUT_S * 1000,  # the plugin's own wait for ccbridge, milliseconds
+        moves_hooks=False,
+        probe={
+            "hook_event_name": "tool.execute.before",
+            "tool": "bash",
+            "sessionID": "ccbridge-doctor",
+            "callID": "ccbridge-doctor",
+            "args": {"command": "true"},
+        },
+        plugin=True,
+        fails_open=(
+            "runs ccbridge from a plugin that refuses the call on a deny, on any failure of "
+            "ccbridge, and when ccbridge cannot start or does not answer within 60 s; opencode "
+            "loads every plugin of its plugin directories, so a plugin beside ccbridge's that "
+            "changes a call's args after it was judged is outside ccbridge (see docs/hosts.md)"
+        ),
+    ),
 }
+KNOWN = ", ".join(AGENTS)
+
+# The plugin `ccbridge install --host opencode` writes. A throw from `tool.execute.before` stops
+# the call (measured with opencode 1.18.33: the model is told the thrown message).
+OPENCODE_PLUGIN = """\
+// ccbridge: opencode's tool calls judged by ccbridge's policy (docs/hosts.md).
+// Written by `ccbridge install --host opencode`; `ccbridge uninstall --host opencode` removes it.
+import { spawnSync } from "node:child_process";
+
+const RUN = __RUN__;
+const TIMEOUT_MS = __TIMEOUT__;
+
+function judge(event, directory) {
+  const done = spawnSync(RUN[0], RUN.slice(1), {
+    input: JSON.stringify({ ...event, cwd: directory }),
+    encoding: "utf8",
+    timeout: TIMEOUT_MS,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (done.error) {
+    throw new Error(`ccbridge could not run (${done.error.message}), so the call is refused`);
+  }
+  if (done.status === 0) return;
+  let reason = (done.stderr || "").trim();
+  try {
+    const answer = JSON.parse(done.stdout);
+    if (answer && typeof answer.reason === "string" && answer.reason) reason = answer.reason;
+  } catch {}
+  if (done.status === 2) throw new Error(reason || "denied by ccbridge");
+  const how = done.status === null ? `signal ${done.signal}` : `exit ${done.status}`;
+  throw new Error(`ccbridge failed (${how}), so the call is refused: ${reason}`);
+}
+
+export const CCBridge = async ({ directory }) => ({
+  "tool.execute.before": async (input, output) => {
+    judge(
+      {
+        hook_event_name: "tool.execute.before",
+        tool: input.tool,
+        sessionID: input.sessionID,
+        callID: input.callID,
+        args: output.args,
+      },
+      directory,
+    );
+  },
+});
+"""
+PLUGIN_MARK = "// ccbridge: opencode's tool calls judged by ccbridge's policy"
+
+
+def opencode_plugin(run: str, timeout_ms: int) -> bytes:
+    source = OPENCODE_PLUGIN.replace("__RUN__", json.dumps(shlex.split(run)))
+    return source.replace("__TIMEOUT__", str(timeout_ms)).encode()
 
 
 def agent(name: str) -> Agent:
     if name not in AGENTS:
-        raise installing.InstallError(f"no agent {name!r} to install for (known: codex, gemini)")
+        raise installing.InstallError(f"no agent {name!r} to install for (known: {KNOWN})")
     return AGENTS[name]
 
 
@@ -87,6 +203,18 @@ def settings_file(
     if name == "codex":
         codex_home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else home / ".codex"
         return (codex_home if scope == "user" else project / ".codex") / "hooks.json"
+    if name == "copilot":
+        if scope == "project":
+            return project / ".github" / "hooks" / "ccbridge.json"
+        copilot_home = Path(env["COPILOT_HOME"]) if env.get("COPILOT_HOME") else home / ".copilot"
+        return copilot_home / "settings.json"
+    if name == "qwen":
+        return (home if scope == "user" else project) / ".qwen" / "settings.json"
+    if name == "opencode":
+        if scope == "project":
+            return project / ".opencode" / "plugin" / "ccbridge.js"
+        config = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
+        return config / "opencode" / "plugin" / "ccbridge.js"
     return (home if scope == "user" else project) / ".gemini" / "settings.json"
 
 
@@ -105,22 +233,41 @@ def command(executable: str, name: str) -> str:
 
 
 def handler(spec: Agent, run: str) -> dict[str, Any]:
+    if spec.flat:
+        # Copilot CLI runs a camelCase event's `bash` (measured: a CC group there never ran);
+        # `command` beside it names the registration for install, uninstall and doctor.
+        return {"type": "command", "bash": run, "command": run, "timeoutSec": spec.timeout}
     return {"type": "command", "command": run, "timeout": spec.timeout, "name": "ccbridge"}
+
+
+def _items(group: Any) -> Any:
+    """The handlers of a hooks entry: a CC matcher group's, or a flat entry itself."""
+    if isinstance(group, dict) and "hooks" not in group and "type" in group:
+        return [group]
+    return group.get("hooks") if isinstance(group, dict) else None
 
 
 def plan_install(
     spec: Agent, where: installing.Target, settings: bytes | None, config: bytes | None, run: str
 ) -> installing.Plan:
+    if spec.plugin:
+        return _plan_plugin(spec, where, settings, config, run)
     data = installing.read_settings(where.settings, settings)
+    if settings is None:
+        data = {**dict(spec.top), **data}
     notes: list[str] = []
     hooks: dict[str, list[Any]] = {}
     moved: dict[str, list[Any]] = {}
     for event, groups in data.get("hooks", {}).items():
         out: list[Any] = []
         for group in groups:
-            items = group.get("hooks") if isinstance(group, dict) else None
+            items = _items(group)
             if not isinstance(items, list):
                 out.append(group)  # not ours to judge: the agent says what is wrong with it
+                continue
+            if items == [group]:  # a flat entry: kept unless it is ccbridge's own
+                if not installing.is_registration(group):
+                    out.append(group)
                 continue
             mine = [h for h in items if not installing.is_registration(h)]
             go = [h for h in mine if spec.moves_hooks and _movable(event, h)]
@@ -134,7 +281,8 @@ def plan_install(
         if out:
             hooks[event] = out
     for event in spec.events:
-        hooks[event] = [*hooks.get(event, []), {"matcher": "*", "hooks": [handler(spec, run)]}]
+        entry = handler(spec, run) if spec.flat else {"matcher": "*", "hooks": [handler(spec, run)]}
+        hooks[event] = [*hooks.get(event, []), entry]
         if not spec.moves_hooks and len(hooks[event]) > 1:
             notes.append(
                 f"{where.settings}: the other {event} hooks stay and run beside ccbridge, "
@@ -153,6 +301,17 @@ def plan_install(
     return installing.Plan(
         where.settings, where.config, settings, settings_after, config, config_after, moved, notes
     )
+
+
+def _plan_plugin(
+    spec: Agent, where: installing.Target, settings: bytes | None, config: bytes | None, run: str
+) -> installing.Plan:
+    if settings is not None and PLUGIN_MARK.encode() not in settings:
+        raise installing.InstallError(
+            f"{where.settings} exists and is not ccbridge's plugin: move it away first"
+        )
+    after = opencode_plugin(run, spec.timeout)
+    return installing.Plan(where.settings, where.config, settings, after, config, config, {}, [])
 
 
 def _movable(event: str, item: Any) -> bool:
@@ -196,9 +355,7 @@ def diagnose(name: str, env: Mapping[str, str], project: Path) -> list[Finding]:
         Finding(
             "warn",
             "fail-open",
-            f"{name} lets a call run when a hook crashes, times out or is not run at all; "
-            "ccbridge answers within its 60 s and fails closed for everything it runs, but if "
-            "ccbridge itself cannot start, the call runs (see docs/hosts.md)",
+            f"{name} {spec.fails_open}",
         )
     )
     return findings
@@ -222,6 +379,12 @@ def _program(spec: Agent, env: Mapping[str, str]) -> Iterator[Finding]:
 
 
 def _registered(spec: Agent, path: Path) -> set[str]:
+    if spec.plugin:
+        try:
+            source = path.read_text(encoding="utf-8")
+        except OSError:
+            return set()
+        return set(spec.events) if PLUGIN_MARK in source else set()
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -230,7 +393,7 @@ def _registered(spec: Agent, path: Path) -> set[str]:
     events = set()
     for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else ():
         for group in groups if isinstance(groups, list) else ():
-            items = group.get("hooks") if isinstance(group, dict) else None
+            items = _items(group)
             for item in items if isinstance(items, list) else ():
                 if installing.is_registration(item) and f"--host {spec.name}" in item["command"]:
                     events.add(event)
@@ -239,14 +402,7 @@ def _registered(spec: Agent, path: Path) -> set[str]:
 
 def _starts(spec: Agent, path: Path, env: Mapping[str, str], project: Path) -> Iterator[Finding]:
     """The registered command answers a harmless event of this agent with no decision."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    commands = {
-        item["command"]
-        for groups in data["hooks"].values()
-        for group in groups
-        for item in group.get("hooks", [])
-        if installing.is_registration(item)
-    }
+    commands = _commands_of(spec, path)
     for run in sorted(commands):
         event = {**spec.probe, "cwd": str(project)}
         try:
@@ -270,6 +426,23 @@ def _starts(spec: Agent, path: Path, env: Mapping[str, str], project: Path) -> I
             yield Finding("ok", "starts", f"{run}: answers a harmless {spec.name} event")
 
 
+def _commands_of(spec: Agent, path: Path) -> set[str]:
+    if spec.plugin:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("const RUN = "):
+                words = json.loads(line.removeprefix("const RUN = ").rstrip(";"))
+                return {shlex.join(words)}
+        return set()
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {
+        item["command"]
+        for groups in data["hooks"].values()
+        for group in groups
+        for item in _items(group) or []
+        if installing.is_registration(item)
+    }
+
+
 def _agent_settings(spec: Agent, env: Mapping[str, str], files: list[Path]) -> Iterator[Finding]:
     if spec.name == "gemini":
         for path in files:
@@ -289,6 +462,16 @@ def _agent_settings(spec: Agent, env: Mapping[str, str], files: list[Path]) -> I
             "project hooks run only in a folder Gemini CLI trusts; an administrator's "
             "system settings (/etc/gemini-cli/settings.json) are the layer a user cannot drop",
         )
+        return
+    if spec.name == "copilot":
+        yield Finding(
+            "info",
+            "copilot",
+            "Copilot CLI loads a repository's .github/hooks only in a folder it trusts; "
+            "`disableAllHooks: true` in its settings turns every hook off",
+        )
+        return
+    if spec.name != "codex":
         return
     yield Finding(
         "warn",

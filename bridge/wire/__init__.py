@@ -8,7 +8,9 @@ from bridge import CcbridgeError
 
 # The agents ccbridge speaks to (`ccbridge run --host NAME`); each but claude-code is a module of
 # bridge.wire.hosts. Here, not there: `ccbridge run` checks the name without importing the hosts.
-HOSTS = ("claude-code", "codex", "cursor", "gemini", "grok")
+HOSTS = (
+    *("claude-code", "cline", "codex", "copilot", "cursor", "gemini", "grok", "opencode", "qwen"),
+)
 
 # Every hook event Claude Code knows (read from the 2.1.335 binary: 2.1.332's and Interrupt); a
 # config naming another event is refused with the closest of these.

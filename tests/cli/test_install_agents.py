@@ -104,7 +104,7 @@ def test_there_is_no_local_scope_for_the_other_agents(sandbox: Sandbox) -> None:
     assert done.returncode == 1 and "--user or --project" in done.stderr
 
 
-@pytest.mark.parametrize("host", ["codex", "gemini"])
+@pytest.mark.parametrize("host", ["codex", "gemini", "copilot", "qwen", "opencode"])
 def test_doctor_fails_without_a_registration_and_passes_with_one(
     sandbox: Sandbox, host: str
 ) -> None:
@@ -157,3 +157,82 @@ def test_the_registered_command_denies_in_the_agent_s_dialect(sandbox: Sandbox) 
     )
     assert done.returncode == 2
     assert json.loads(done.stdout)["decision"] == "deny"
+
+
+def test_copilot_install_writes_its_own_hooks_file_flat_and_uninstall_removes_it(
+    sandbox: Sandbox,
+) -> None:
+    """Copilot CLI ran no CC matcher group under a camelCase event (measured): the
+    registration is its own flat entry, `bash` and `timeoutSec`, in a file of ccbridge's."""
+    done = sandbox.run("install", "--host", "copilot", "--project")
+    assert done.returncode == 0, done.stderr
+    path = sandbox.project / ".github" / "hooks" / "ccbridge.json"
+    written = json.loads(path.read_text())
+    assert written["version"] == 1
+    entries = written["hooks"]["preToolUse"]
+    assert len(entries) == 1 and entries[0]["timeoutSec"] == 60
+    assert shlex.split(entries[0]["bash"])[1:] == ["run", "--host", "copilot"]
+    assert sorted(written["hooks"]) == ["postToolUse", "preToolUse"]
+    assert "nothing to change" in sandbox.run("install", "--host", "copilot", "--project").stdout
+    assert sandbox.run("uninstall", "--host", "copilot", "--project").returncode == 0
+    assert not path.exists()
+
+
+def test_qwen_install_leaves_its_own_hooks_beside_ccbridge(sandbox: Sandbox) -> None:
+    path = sandbox.home / ".qwen" / "settings.json"
+    own = {"hooks": {"PreToolUse": [
+        {"matcher": "run_shell_command", "hooks": [{"type": "command", "command": "./q.sh"}]}
+    ]}}  # fmt: skip
+    sandbox.write_json(path, own)
+    assert sandbox.run("install", "--host", "qwen", "--user").returncode == 0
+    settings = json.loads(path.read_text())
+    handlers = registered(settings, "qwen")
+    assert sorted(handlers) == ["PostToolUse", "PreToolUse"]
+    assert handlers["PreToolUse"]["timeout"] == 60  # Qwen Code reads seconds
+    assert settings["hooks"]["PreToolUse"][0] == own["hooks"]["PreToolUse"][0]
+    assert sandbox.run("uninstall", "--host", "qwen", "--user").returncode == 0
+    assert json.loads(path.read_text()) == own
+
+
+def test_opencode_plugin_refuses_when_ccbridge_cannot_start(sandbox: Sandbox) -> None:
+    """The plugin install writes, run by node as opencode runs it: a deny throws, and so does
+    a ccbridge that is not there."""
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    assert sandbox.run("install", "--host", "opencode", "--project").returncode == 0
+    plugin = sandbox.project / ".opencode" / "plugin" / "ccbridge.js"
+    source = plugin.read_text()
+    sandbox.write(
+        sandbox.home / ".claude" / "ccbridge.yaml",
+        "policies: {guards: [builtin:dangerous_shell]}\n",
+    )
+    missing = plugin.with_name("missing.mjs")
+    missing.write_text(source.replace("const RUN = [", 'const RUN = ["/nonexistent/ccbridge", '))
+    calls = {"allowed": ("ls", plugin), "denied": ("rm -rf /", plugin), "missing": ("ls", missing)}
+    for case, (command, path) in calls.items():
+        script = (
+            f"const m = await import({json.dumps(str(path))});"
+            f"const hooks = await m.CCBridge({{directory: {json.dumps(str(sandbox.project))}}});"
+            'try { await hooks["tool.execute.before"]('
+            '{tool: "bash", sessionID: "s", callID: "c"},'
+            f" {{args: {{command: {json.dumps(command)}}}}}); console.log('ran') }}"
+            " catch (e) { console.log('refused: ' + e.message) }"
+        )
+        done = subprocess.run(
+            [node, "--input-type=module", "-e", script],
+            capture_output=True,
+            text=True,
+            env=sandbox.env,
+            timeout=60,
+            check=False,
+        )
+        said = done.stdout.strip()
+        if case == "allowed":
+            assert said == "ran", (said, done.stderr)
+        else:
+            assert said.startswith("refused: "), (case, said, done.stderr)
+    assert sandbox.run("uninstall", "--host", "opencode", "--project").returncode == 0
+    assert not plugin.exists()

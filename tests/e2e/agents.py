@@ -13,8 +13,11 @@ live in `.ci/client-versions` only.
 
 from __future__ import annotations
 
+import atexit
+import functools
 import json
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -27,7 +30,13 @@ from typing import Any
 
 from .harness import pinned_versions
 
-BINARIES = {"codex": "codex", "gemini-cli": "gemini"}
+BINARIES = {
+    "codex": "codex",
+    "gemini-cli": "gemini",
+    "copilot": "copilot",
+    "qwen-code": "qwen",
+    "opencode": "opencode",
+}
 RUN_TIMEOUT = 60.0  # a run that passes takes under 15 s; longer is an agent waiting forever
 
 
@@ -186,6 +195,78 @@ class GeminiStandIn(ModelStandIn):
         return seen
 
 
+class ChatCompletionsStandIn(ModelStandIn):
+    """OpenAI's chat completions API (streamed or not), as Qwen Code, opencode and Copilot
+    CLI's custom providers call it. The scripted command goes to whichever shell tool the
+    agent offers (`SHELL_TOOLS`), with the argument name that tool's schema asks for."""
+
+    SHELL_TOOLS = ("run_shell_command", "bash", "shell", "execute_command")
+
+    def answers_a_call(self, body: Mapping[str, Any]) -> bool:
+        return any(message.get("role") == "tool" for message in body.get("messages", []))
+
+    def shell_tool(self, body: Mapping[str, Any]) -> tuple[str, str]:
+        offered = {
+            tool.get("function", {}).get("name"): tool.get("function", {}).get("parameters", {})
+            for tool in body.get("tools", [])
+        }
+        for name in self.SHELL_TOOLS:
+            if name in offered:
+                properties = (offered[name] or {}).get("properties", {})
+                key = "command" if "command" in properties else next(iter(properties), "command")
+                return name, key
+        return self.SHELL_TOOLS[0], "command"
+
+    def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
+        if not path.rstrip("/").endswith("chat/completions"):
+            return "application/json", json.dumps({"object": "list", "data": []}).encode()
+        command = self.next_command(body)
+        message: dict[str, Any]
+        if command is None:
+            message, finish = {"role": "assistant", "content": "Done."}, "stop"
+        else:
+            name, key = self.shell_tool(body)
+            arguments = {key: command, "description": "x"}
+            call = {
+                "id": f"call_{len(self.requests)}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+            message, finish = (
+                {"role": "assistant", "content": None, "tool_calls": [call]},
+                ("tool_calls"),
+            )
+        usage = {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}
+        head = {"id": "chatcmpl-stub", "created": 1, "model": str(body.get("model", "stub"))}
+        if not body.get("stream"):
+            choice = {"index": 0, "message": message, "finish_reason": finish}
+            whole = {**head, "object": "chat.completion", "choices": [choice], "usage": usage}
+            return "application/json", json.dumps(whole).encode()
+        delta = dict(message)
+        if "tool_calls" in delta:
+            delta["tool_calls"] = [{"index": 0, **call} for call in delta["tool_calls"]]
+        chunks = [
+            {**head, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {**head, "object": "chat.completion.chunk",
+             "choices": [{"index": 0, "delta": {}, "finish_reason": finish}], "usage": usage},
+        ]  # fmt: skip
+        return "text/event-stream", _sse([(None, chunk) for chunk in chunks]) + (
+            b"data: [DONE]\n\n"
+        )
+
+    def tool_outputs(self) -> list[str]:
+        seen: dict[str, str] = {}
+        for _path, body in self.requests:
+            for message in body.get("messages", []):
+                if message.get("role") == "tool":
+                    content = message.get("content")
+                    seen[str(message.get("tool_call_id"))] = (
+                        content if isinstance(content, str) else json.dumps(content)
+                    )
+        return list(seen.values())
+
+
 def _handler(stub: ModelStandIn) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
@@ -315,6 +396,129 @@ def run_gemini(
             "GEMINI_API_KEY": "dummy",
             "GOOGLE_GEMINI_BASE_URL": stub.base_url,
             "GEMINI_CLI_TRUST_WORKSPACE": "true",
+            **(env or {}),
+        }
+        return _run(argv, project, run_env, stub)
+
+
+@functools.cache
+def _copilot_cache() -> str:
+    path = tempfile.mkdtemp(prefix="copilot-cache-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def run_copilot(
+    binary: Path,
+    project: Path,
+    hooks: Mapping[str, Any],
+    commands: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    deny_tools: Sequence[str] = (),
+) -> AgentRun:
+    """`copilot -p` once in `project`, `hooks` in its user settings.json, offline against a
+    chat-completions stand-in (its BYOK provider: no GitHub sign-in), every tool allowed so
+    only the hooks (and `deny_tools`, its own `--deny-tool` rules) stand in the way."""
+    with (
+        tempfile.TemporaryDirectory(prefix="copilot-home-") as scratch,
+        ChatCompletionsStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        (home / ".copilot").mkdir()
+        (home / ".copilot" / "settings.json").write_text(
+            json.dumps({"hooks": hooks}), encoding="utf-8"
+        )
+        argv = [str(binary), "-p", "Do the task.", "--allow-all-tools"]
+        argv += [f"--deny-tool={rule}" for rule in deny_tools]
+        run_env = {
+            **_base_env(home),
+            "COPILOT_AUTO_UPDATE": "false",
+            "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": f"{stub.base_url}/v1",
+            "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": "gpt-4.1",
+            "COPILOT_ALLOW_ALL": "true",
+            # The binary unpacks its own package into its cache on first start (seconds): one
+            # temporary cache for the whole test run, not one per test home.
+            "XDG_CACHE_HOME": _copilot_cache(),
+            **(env or {}),
+        }
+        return _run(argv, project, run_env, stub)
+
+
+def run_qwen(
+    binary: Path,
+    project: Path,
+    hooks: Mapping[str, Any],
+    commands: Sequence[str],
+    env: Mapping[str, str] | None = None,
+) -> AgentRun:
+    """`qwen -p` once in `project` (YOLO, as Gemini's), `hooks` in its user settings, its
+    OpenAI-compatible provider pointed at a chat-completions stand-in."""
+    with (
+        tempfile.TemporaryDirectory(prefix="qwen-home-") as scratch,
+        ChatCompletionsStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        (home / ".qwen").mkdir()
+        settings = {
+            "hooks": hooks,
+            "security": {"auth": {"selectedType": "openai"}},
+            "privacy": {"usageStatisticsEnabled": False},
+            "telemetry": {"enabled": False},
+            "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+        }
+        (home / ".qwen" / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+        argv = [str(binary), "-p", "Do the task.", "--yolo", "--auth-type", "openai"]
+        run_env = {
+            **_base_env(home),
+            "OPENAI_API_KEY": "dummy",
+            "OPENAI_BASE_URL": f"{stub.base_url}/v1",
+            "OPENAI_MODEL": "stub-model",
+            "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1",
+            **(env or {}),
+        }
+        return _run(argv, project, run_env, stub)
+
+
+def run_opencode(
+    binary: Path,
+    project: Path,
+    plugin: bytes,
+    commands: Sequence[str],
+    env: Mapping[str, str] | None = None,
+) -> AgentRun:
+    """`opencode run` once in `project`, `plugin` as its one user plugin, an
+    OpenAI-compatible provider pointed at a chat-completions stand-in, every tool allowed."""
+    with (
+        tempfile.TemporaryDirectory(prefix="opencode-home-") as scratch,
+        ChatCompletionsStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        config = home / ".config" / "opencode"
+        (config / "plugin").mkdir(parents=True)
+        (config / "plugin" / "ccbridge.js").write_bytes(plugin)
+        provider = {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "stub",
+            "options": {"baseURL": f"{stub.base_url}/v1", "apiKey": "dummy"},
+            "models": {"stub-model": {"name": "stub"}},
+        }
+        settings = {
+            "autoupdate": False,
+            "share": "disabled",
+            "provider": {"stub": provider},
+            "model": "stub/stub-model",
+            "permission": {"bash": "allow", "edit": "allow"},
+        }
+        (config / "opencode.json").write_text(json.dumps(settings), encoding="utf-8")
+        argv = [str(binary), "run", "Do the task."]
+        run_env = {
+            **_base_env(home),
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
             **(env or {}),
         }
         return _run(argv, project, run_env, stub)

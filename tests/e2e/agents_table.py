@@ -1,5 +1,5 @@
-"""The agents' matrix (Codex CLI, Gemini CLI: plain against ccbridge) as its own section of
-docs/e2e-matrix.md, built only from measured outcomes.
+"""The agents' matrix (Codex CLI, Gemini CLI, Copilot CLI, Qwen Code: plain against ccbridge) as
+its own section of docs/e2e-matrix.md, built only from measured outcomes.
 
 Each test of tests/e2e/test_agents_matrix.py records what it observed into
 `tests/e2e/.results-agents/`; the section is rewritten from those after the run, everything
@@ -16,8 +16,8 @@ from pathlib import Path
 from .matrix_table import TABLE_PATH
 
 RESULTS_DIR = Path(__file__).resolve().parent / ".results-agents"
-HEADING = "## Other agents: Codex CLI and Gemini CLI"
-TITLES = {"codex": "Codex", "gemini": "Gemini CLI"}
+HEADING = "## Other agents: Codex CLI, Gemini CLI, Copilot CLI and Qwen Code"
+TITLES = {"codex": "Codex", "gemini": "Gemini CLI", "copilot": "Copilot CLI", "qwen": "Qwen Code"}
 
 
 @dataclass(frozen=True)

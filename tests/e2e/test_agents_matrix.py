@@ -22,7 +22,16 @@ from bridge.commands import agents
 from bridge.commands import install as installing
 
 from . import agents_table
-from .agents import AgentRun, client_binary, clients_cache, pinned, run_codex, run_gemini
+from .agents import (
+    AgentRun,
+    client_binary,
+    clients_cache,
+    pinned,
+    run_codex,
+    run_copilot,
+    run_gemini,
+    run_qwen,
+)
 from .harness import ccbridge_executable
 from .hook_scripts import command_handler, pre_tool_use, prints_json, write_hook
 
@@ -81,8 +90,17 @@ CASES = [
         reason="a person should look",
         plain_body=(
             ("gemini", prints_json({"decision": "ask", "reason": "a person should look"})),
+            (
+                "copilot",
+                prints_json(
+                    {
+                        "permissionDecision": "ask",
+                        "permissionDecisionReason": "a person should look",
+                    }
+                ),
+            ),
         ),
-        plain_expect=(("gemini", "hung"),),
+        plain_expect=(("gemini", "hung"), ("copilot", "blocked"), ("qwen", "blocked")),
     ),
     Case(
         "crash",
@@ -90,6 +108,7 @@ CASES = [
         "echo boom >&2; exit 1",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="exited with code 1",
+        plain_expect=(("copilot", "blocked"),),
     ),
     Case(
         "hang",
@@ -111,6 +130,7 @@ CASES = [
         "sub-hook allows with `updatedInput`",
         pre_tool_use("allow", "rewritten", updatedInput={"command": f"touch {REWRITTEN}"}),
         {"plain": "ran rewritten", "ccbridge": "ran"},
+        plain_expect=(("qwen", "ran"),),
         plain_body=(
             (
                 "gemini",
@@ -120,6 +140,15 @@ CASES = [
                             "hookEventName": "BeforeTool",
                             "tool_input": {"command": f"touch {REWRITTEN}"},
                         }
+                    }
+                ),
+            ),
+            (
+                "copilot",
+                prints_json(
+                    {
+                        "permissionDecision": "allow",
+                        "modifiedArgs": {"command": f"touch {REWRITTEN}"},
                     }
                 ),
             ),
@@ -140,6 +169,9 @@ class Agent:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
 
     def hooks(self, handler: dict[str, Any], matcher: str) -> dict[str, Any]:
+        if self.host == "copilot":  # its own flat form: `bash` and `timeoutSec`
+            own = {"type": "command", "bash": handler["command"], "timeoutSec": handler["timeout"]}
+            return {self.pre_event: [own]}
         return {self.pre_event: [{"matcher": matcher, "hooks": [handler]}]}
 
 
@@ -148,6 +180,10 @@ AGENTS = {
     "gemini": Agent(
         "gemini", "gemini-cli", "BeforeTool", run_gemini, {"policy": GEMINI_DENY_TOUCH}
     ),
+    "copilot": Agent(
+        "copilot", "copilot", "preToolUse", run_copilot, {"deny_tools": ("shell(touch)",)}
+    ),
+    "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
 }
 PARAMS = [
     pytest.param(name, version, id=f"{name}-{version}")
@@ -212,6 +248,8 @@ def test_agent_matrix(
     agent_name: str, version: str, mode: Mode, case: Case, tmp_path: Path
 ) -> None:
     agent = AGENTS[agent_name]
+    if case.agent_refuses_touch and not agent.refuse_touch:
+        pytest.skip(f"{agent_name}: no rule of its own refusing `touch` is set up here")
     outcome, done, state = run_case(agent, version, case, mode, tmp_path)
     told = bool(case.reason) and done.stub.model_saw(case.reason)
     shown = outcome + ("; model told reason" if told and outcome == "blocked" else "")
@@ -254,3 +292,45 @@ def test_codex_runs_no_hook_it_has_not_trusted(version: str, tmp_path: Path) -> 
     agents_table.record(record)
     assert outcome == "ran"
     assert not (state / "audit.jsonl").exists()  # ccbridge was never called
+
+
+CANNOT_START = Case(
+    "cannot-start",
+    "ccbridge registered, but its executable cannot start",
+    "exit 0",
+    {"plain": "ran", "ccbridge": "blocked"},
+)
+# What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
+CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran"}
+
+
+@pytest.mark.parametrize(
+    ("agent_name", "version"),
+    [
+        pytest.param(name, version, id=f"{name}-{version}")
+        for name in CANNOT_START_OUTCOME
+        for version in pinned(AGENTS[name].client)
+    ],
+)
+def test_what_the_agent_does_when_ccbridge_cannot_start(
+    agent_name: str, version: str, tmp_path: Path
+) -> None:
+    """The row ccbridge cannot answer for itself (docs/hosts.md): the agent's own handling of
+    a hook whose command is not there."""
+    agent = AGENTS[agent_name]
+    binary = binary_of(agent, version)
+    project = tmp_path / "project"
+    project.mkdir()
+    where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+    run = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
+    plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
+    assert plan.settings_after is not None
+    hooks = json.loads(plan.settings_after)["hooks"]
+    done = agent.run(binary, project, hooks, [f"touch {MARKER}"])
+    outcome = effect(project, done)
+    record = agents_table.Measurement(
+        agent_name, version, CANNOT_START.id, CANNOT_START.label, len(CASES) + 1, "ccbridge",
+        outcome, round(done.seconds, 1),
+    )  # fmt: skip
+    agents_table.record(record)
+    assert outcome == CANNOT_START_OUTCOME[agent_name], (done.stdout[-2000:], done.stderr[-2000:])

@@ -40,16 +40,25 @@ GEMINI_EVENTS = frozenset(
     }
 )
 
+# What ccbridge's opencode plugin sends (bridge.wire.hosts.opencode).
+OPENCODE_EVENTS = frozenset({"tool.execute.before", "tool.execute.after"})
+
 
 def detect(raw: Mapping[str, Any]) -> str | None:
     """The host whose envelope this is, or None when it is no host's we know."""
     if "hookEventName" in raw and "hook_event_name" not in raw:
         return "grok"  # Grok's envelope is camelCase throughout
+    if "hook_event_name" not in raw and "toolName" in raw and "toolArgs" in raw:
+        return "copilot"  # Copilot's camelCase envelope names no event
+    if "hookName" in raw and "clineVersion" in raw:
+        return "cline"
     name = text(raw.get("hook_event_name"))  # any JSON value may come: only a string names
     if any(key in raw for key in CURSOR_FIELDS) or name in CURSOR_EVENTS:
         return "cursor"
     if name in GEMINI_EVENTS:
         return "gemini"
+    if name in OPENCODE_EVENTS:
+        return "opencode"
     if name in CC_EVENTS and text(raw.get("tool_name")) in CURSOR_TOOLS:
         return "cursor"
     if name in CC_EVENTS and "turn_id" in raw:
@@ -102,7 +111,8 @@ def _adapter(host: str) -> Any:
 
 def no_ask(host: str, result: Answer) -> Answer:
     """No other host gives a hook's `ask` to a person ccbridge can rely on (Codex refuses the
-    value, Cursor and Grok let the call run): a question becomes a deny that says so."""
+    value, Cursor and Grok let the call run, a headless Copilot, Qwen Code or opencode has
+    nobody to ask): a question becomes a deny that says so."""
     if result.decision != "ask":
         return result
     reason = (
