@@ -291,26 +291,7 @@ def install(
         return
     env = os.environ
     where = target_of(scope, env)
-    try:
-        command, chosen = registration_for(scope, installing.ccbridge_executable(sys.argv[0]), env)
-        settings = installing.read_bytes(where.settings)
-        config = installing.read_bytes(where.config)
-        skill_shell, said_skill = skill_shell_for(env)
-        plan = installing.plan_install(
-            where, settings, config, command, goals=False, skill_shell=skill_shell, post=False
-        )
-        goals, post, config_error = events_needed(env, plan)
-        if goals or post:
-            plan = installing.plan_install(
-                where, settings, config, command, goals=goals, skill_shell=skill_shell, post=post
-            )
-        if not no_sandbox:
-            plan = with_wall(env, plan, scope)
-        companion = companion_of(env, plan, no_sandbox) if scope == "project" else None
-    except installing.InstallError as error:
-        raise click.ClickException(str(error)) from None
-    plan.notes.append(chosen)
-    plan.notes.append(said_skill)
+    plan, companion, config_error = _planned(scope, where, env, no_sandbox)
     if env.get(CONFIG_ENV):
         plan.notes.append(
             f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"
@@ -326,6 +307,30 @@ def install(
         return
     if write_install(plan, where, env, dry_run):
         tell_wall(plan, no_sandbox)
+
+
+def _planned(
+    scope: installing.Scope, where: installing.Target, env: Mapping[str, str], no_sandbox: bool
+) -> tuple[installing.Plan, installing.Plan | None, str | None]:
+    """(the plan for the settings file and the config, the local copy's plan for a project
+    install, a problem of the config); an InstallError is the command's message."""
+    command, chosen = registration_for(scope, installing.ccbridge_executable(sys.argv[0]), env)
+    settings = installing.read_bytes(where.settings)
+    config = installing.read_bytes(where.config)
+    skill_shell, said_skill = skill_shell_for(env)
+    plan = installing.plan_install(
+        where, settings, config, command, goals=False, skill_shell=skill_shell, post=False
+    )
+    goals, post, config_error = events_needed(env, plan)
+    if goals or post:
+        plan = installing.plan_install(
+            where, settings, config, command, goals=goals, skill_shell=skill_shell, post=post
+        )
+    if not no_sandbox:
+        plan = with_wall(env, plan, scope)
+    companion = companion_of(env, plan, no_sandbox) if scope == "project" else None
+    plan.notes.extend((chosen, said_skill))
+    return plan, companion, config_error
 
 
 def write_install(
