@@ -128,6 +128,9 @@ MANAGED_SETTINGS = (
 # Plugins and their hooks modules (mods, Claude's own under dev-mods): code that runs beside
 # ccbridge and can approve a call it denied (docs/fleet.md).
 PLUGIN_PATTERNS = ("~/.claude/plugins", "~/.claude/dev-mods", "**/.claude/plugins")
+# Claude Code's session transcripts: a goal's human authority is read from them
+# (bridge.goal.typed), so no tool call of the agent's may write them.
+TRANSCRIPTS = "~/.claude/projects"
 
 
 def protected_roots(
@@ -144,11 +147,12 @@ def protected_roots(
         *MANAGED_SETTINGS,
         *CC_SETTINGS_PATTERNS,
         *PLUGIN_PATTERNS,
+        TRANSCRIPTS,
     ]
     if env.get("CLAUDE_CONFIG_DIR"):
         user = env["CLAUDE_CONFIG_DIR"]
         settings += [_clean(join(user, "settings.json")), _clean(join(user, "settings.local.json"))]
-        settings += [_clean(join(user, "plugins")), _clean(join(user, "dev-mods"))]
+        settings += [_clean(join(user, name)) for name in ("plugins", "dev-mods", "projects")]
     if env.get(MANAGED_DIR_ENV):
         drop = _clean(env[MANAGED_DIR_ENV])
         settings += [drop, join(os.path.dirname(drop), "managed-settings.json")]

@@ -503,6 +503,11 @@ def protected(
     _add(result.write, settings_layers(env, project)[:4])
     _add(result.write, [state, cache])
     _add(result.write, [os.path.join(user_claude, name) for name in PLUGIN_DIRS])
+    # The session transcripts: a goal's human authority is read from them (bridge.goal.typed),
+    # so the agent's file tools must not write them (Claude Code itself is no tool call).
+    transcripts = os.path.join(user_claude, "projects")
+    _add(result.write, [transcripts])
+    _add(result.trees, [transcripts])
     _add(result.write, hook_scripts(hooks, env, project))
     _add(result.trees, hook_trees(hooks, env, project))
     project_settings = [paths._clean(os.path.join(project, ".claude", "settings.json"))]

@@ -86,3 +86,29 @@ def test_the_shared_wall_is_the_same_on_every_machine(tmp_path: Path) -> None:
     assert "~/.local/state/ccbridge" in spelled["denyWrite"]
     assert "Edit(/.claude/settings.json)" in spelled["deny"]
     assert "Read(~/.local/state/ccbridge/cache.key)" in spelled["deny"]
+
+
+def test_the_wall_keeps_the_transcripts_a_goal_s_authority_is_read_from(
+    sandbox: Sandbox,
+) -> None:
+    """A person's goal authority rests on Claude Code's transcript (bridge.goal.typed): the
+    committed file keeps the agent's file tools out of every machine's transcripts, and the
+    sandbox's writes too; self-protection refuses a Write there."""
+    assert sandbox.run("install").returncode == 0
+    settings = json.loads(sandbox.settings.read_text())
+    assert "Edit(~/.claude/projects/**)" in settings["permissions"]["deny"]
+    assert "~/.claude/projects" in settings["sandbox"]["filesystem"]["denyWrite"]
+    transcript = sandbox.home / ".claude" / "projects" / "-p" / "s.jsonl"
+    outcome = sandbox.call_executable(
+        None,
+        json.dumps(
+            {
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Write",
+                "tool_input": {"file_path": str(transcript), "content": "{}"},
+                "session_id": "s",
+                "cwd": str(sandbox.project),
+            }
+        ).encode(),
+    )
+    assert outcome.decision == "deny" and "[self-protection]" in outcome.reason

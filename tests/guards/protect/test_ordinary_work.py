@@ -78,6 +78,11 @@ DISCARDS = ["git reset --hard", "git clean -fd", "git checkout -- ."]  # uncommi
 TEMPLATE_COPIES = ["cp .env.example .env", "cp .env.sample .env.local"]
 
 
+def by_self_protection(reason: str) -> bool:
+    """One of the joined reasons (a blank line between each) is self-protection's."""
+    return any(part.startswith("[self-protection]") for part in reason.split("\n\n"))
+
+
 def git(cwd: Path, *args: str) -> None:
     who = ("-c", "user.name=a", "-c", "user.email=a@b")
     subprocess.run(["git", *who, *args], cwd=cwd, check=True, capture_output=True)
@@ -180,7 +185,7 @@ def test_copying_an_env_template_to_a_secret_file_is_a_question(
 def test_without_the_wall_the_tripwire_stays_as_strict(tripwired: Sandbox) -> None:
     for command, decision, reason in verdicts(tripwired, [*TREE_WIDE, *DISCARDS]):
         assert decision in ("deny", "ask"), command
-        assert reason.startswith("[self-protection]"), (command, reason)
+        assert by_self_protection(reason), (command, reason)
     assert [c for c, d, _ in verdicts(tripwired, EVERYWHERE) if d not in ("none", "allow")] == []
 
 
@@ -193,13 +198,13 @@ def test_a_file_tool_is_still_refused_under_the_wall(walled: Sandbox) -> None:
     for tool, key in (("Write", "file_path"), ("Edit", "file_path")):
         path = str(walled.project / ".claude" / "ccbridge.local.yaml")
         decision, reason = verdict(call(walled, tool, {key: path, "content": OFF}))
-        assert (decision, reason.startswith("[self-protection]")) == ("deny", True), reason
+        assert (decision, by_self_protection(reason)) == ("deny", True), reason
 
 
 def test_an_mcp_tool_s_command_is_still_refused_under_the_wall(walled: Sandbox) -> None:
     command = f"echo '{OFF}' > .claude/ccbridge.local.yaml"
     decision, reason = verdict(call(walled, "mcp__shell__run", {"command": command}))
-    assert (decision, reason.startswith("[self-protection]")) == ("deny", True), reason
+    assert (decision, by_self_protection(reason)) == ("deny", True), reason
 
 
 def test_a_command_asking_to_leave_the_sandbox_is_still_refused(walled: Sandbox) -> None:
@@ -207,7 +212,7 @@ def test_a_command_asking_to_leave_the_sandbox_is_still_refused(walled: Sandbox)
     inside = verdict(call(walled, "Bash", command))
     outside = verdict(call(walled, "Bash", {**command, "dangerouslyDisableSandbox": True}))
     assert inside[0] == "none"  # the sandbox's denyWrite holds it
-    assert (outside[0], outside[1].startswith("[self-protection]")) == ("deny", True), outside
+    assert (outside[0], by_self_protection(outside[1])) == ("deny", True), outside
 
 
 def test_a_skill_s_inline_command_is_still_refused_under_the_wall(walled: Sandbox) -> None:
@@ -241,4 +246,4 @@ def test_an_excluded_command_takes_the_wall_down_and_is_judged(tmp_path: Path) -
     sandbox.write_json(local, {"sandbox": {"excludedCommands": ["git *"]}})
     assert level(sandbox) == "tripwire"
     decision, reason = verdict(call(sandbox, "Bash", {"command": "git stash"}))
-    assert (decision, reason.startswith("[self-protection]")) == ("deny", True), reason
+    assert (decision, by_self_protection(reason)) == ("deny", True), reason
