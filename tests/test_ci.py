@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -222,7 +223,8 @@ def test_ci_run_says_whether_bwrap_can_make_namespaces(
 
 def test_ci_checks_style_and_types_before_the_tests() -> None:
     """`.ci/run` stops at the first failing command (`set -e`, each check a line of its own):
-    ruff and mypy come before pytest, and its last line is the README's test command."""
+    ruff and mypy come before pytest, and its last line is the README's test command. mypy
+    takes its packages from pyproject, which names the tests beside the code."""
     script = (REPO / ".ci" / "run").read_text()
     lines = [line for line in script.splitlines() if line and not line.startswith("#")]
     assert "set -euo pipefail" in lines
@@ -231,9 +233,11 @@ def test_ci_checks_style_and_types_before_the_tests() -> None:
         for check in (
             "python3 -m ruff check .",
             "python3 -m ruff format --check .",
-            "python3 -m mypy bridge",
+            "python3 -m mypy",
         )
     ]
+    packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mypy"]["packages"]
+    assert sorted(packages) == ["bridge", "tests"]
     readme = (REPO / "README.md").read_text().split("```sh\n", 1)[1].splitlines()[1]
     assert lines[-1] == readme
     assert all("pytest" not in line for line in lines[: max(checks)])

@@ -163,7 +163,7 @@ class Agent:
     client: str  # the npm client in .ci/client-versions
     pre_event: str
     run: Callable[..., AgentRun]
-    refuse_touch: dict[str, str]
+    refuse_touch: dict[str, str | tuple[str, ...]]  # the agent's own rule, as its runner's keywords
 
     def timeout(self, seconds: int) -> int:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds

@@ -197,8 +197,8 @@ def test_which_spellings_keep_a_file(tmp_path: Path, version: str) -> None:
     hook.write_text(COUNT_HOOK.format(log=str(log)))
     hook.chmod(0o755)
     registration = {"matcher": "*", "hooks": [{"type": "command", "command": str(hook)}]}
-    for layer in layers.values():
-        layer["hooks"] = {"PreToolUse": [registration]}
+    for settings in layers.values():
+        settings["hooks"] = {"PreToolUse": [registration]}
     (project / ".claude").mkdir()
     (project / ".claude" / "settings.local.json").write_text(json.dumps(layers["local"]))
     (home / ".claude" / "settings.json").write_text(json.dumps(layers["user"]))

@@ -69,7 +69,7 @@ def goal_after_create(root: Path, extra_config: str) -> tuple[str, Any]:
     }
     ccbridge(root, ["run", "--config", str(config)], prompt)
     # What Claude Code writes for the person's prompt once the hook returned.
-    typed = {"type": "user", "promptId": "p1", "promptSource": "typed"}
+    typed: dict[str, Any] = {"type": "user", "promptId": "p1", "promptSource": "typed"}
     typed["message"] = {"role": "user", "content": "set a goal"}
     transcript.write_text(orjson.dumps(typed).decode() + "\n")
     create = {**CREATE, "transcript_path": str(transcript)}

@@ -16,6 +16,7 @@ from bridge.pipeline import (
     CancelSignal,
     Deny,
     Execution,
+    Guard,
     Named,
     ReplaceContent,
     ReplaceValue,
@@ -143,8 +144,8 @@ def test_guards_abstain_object_and_fail_with_their_name() -> None:
 
 def test_a_guard_may_ask_and_every_other_guard_still_runs() -> None:
     """`Ask(reason)` is a guard's question; a later guard's denial still wins (deny > ask)."""
-    unsure = Named("unsure", lambda _e: Ask("cannot tell what $X is"))
-    typed = Named("typed", lambda _e: Deny("never"))
+    unsure: Named[Guard] = Named("unsure", lambda _e: Ask("cannot tell what $X is"))
+    typed: Named[Guard] = Named("typed", lambda _e: Deny("never"))
     deferred = decide(CALL, Stations(guards=(unsure,)), lambda _e, _a: "deferred")
     assert deferred.decision == Ask("[unsure] cannot tell what $X is")
     assert deferred.trace == (
@@ -164,12 +165,14 @@ def test_a_guard_may_ask_and_every_other_guard_still_runs() -> None:
 
 
 def test_guards_questions_join_a_deferred_question_sorted_and_allow_is_refused() -> None:
-    second = Named("b", lambda _e: Ask("second"))
-    first = Named("a", lambda _e: Ask(""))
+    second: Named[Guard] = Named("b", lambda _e: Ask("second"))
+    first: Named[Guard] = Named("a", lambda _e: Ask(""))
     stations = Stations(pre_execute=asking("hook?").pre_execute, guards=(second, first))
     both = decide(CALL, stations, lambda _e, _a: "deferred")
     assert both.decision == Ask("hook?\n\n[a] asked\n\n[b] second")
-    allowing = decide(CALL, Stations(guards=(Named("lax", lambda _e: Allow()),)))
+    # a guard that allows, which the type forbids, to see the pipeline refuse it
+    lax: Named[Guard] = Named("lax", lambda _e: Allow())  # type: ignore[arg-type, return-value]
+    allowing = decide(CALL, Stations(guards=(lax,)))
     assert allowing.decision == Deny("[lax] returned Allow(), but a guard can only deny or ask")
     assert allowing.trace == (Step("guard", "lax", "error", "returned Allow()"),)
 

@@ -8,10 +8,11 @@ import resource
 import subprocess
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from tests.support.sandbox import Sandbox, encode, matching, pre_tool_use
+from tests.support.sandbox import Outcome, Sandbox, encode, matching, pre_tool_use
 
 LATE_DENY = json.dumps(
     {
@@ -24,7 +25,7 @@ LATE_DENY = json.dumps(
 )
 
 
-def _call(sandbox: Sandbox, body: str, **fields: object) -> tuple[object, dict[str, object]]:
+def _call(sandbox: Sandbox, body: str, **fields: object) -> tuple[Outcome, dict[str, Any]]:
     script = sandbox.script("hook.sh", body)
     handler = {"type": "command", "command": str(script), "name": "h", **fields}
     config = sandbox.write_config(matching([handler]))

@@ -10,6 +10,7 @@ import os
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,7 +32,7 @@ def timed(sandbox: Sandbox, config: Path | None, data: bytes, **env: str) -> tup
     return outcome, time.monotonic() - start
 
 
-def denied_and_audited(sandbox: Sandbox, outcome: Outcome, *words: str) -> dict[str, object]:
+def denied_and_audited(sandbox: Sandbox, outcome: Outcome, *words: str) -> dict[str, Any]:
     assert outcome.exit_code == 2, outcome
     assert outcome.decision == "deny", outcome
     for word in words:
@@ -39,8 +40,8 @@ def denied_and_audited(sandbox: Sandbox, outcome: Outcome, *words: str) -> dict[
     records = sandbox.audit()
     assert records, outcome.stderr
     record = records[-1]
-    assert record["final"]["decision"] == "deny"  # type: ignore[index]
-    assert record["final"]["reason"] == outcome.reason  # type: ignore[index]
+    assert record["final"]["decision"] == "deny"
+    assert record["final"]["reason"] == outcome.reason
     return record
 
 

@@ -4,7 +4,14 @@ question says which of the two it got and why, not only that it got something.""
 
 from __future__ import annotations
 
-from bridge.pipeline.decisions import Ask
+from bridge.pipeline.decisions import Ask, Deny
+
+
+def plain(verdict: str | Deny | Ask | None) -> str | Ask | None:
+    """A guard's answer in the plain forms above: a denial as its reason string, never wrapped
+    in a Deny (the guards of bridge.guards answer so, and their tests compare the string)."""
+    assert not isinstance(verdict, Deny), f"a denial wrapped in a Deny: {verdict!r}"
+    return verdict
 
 
 def denied(verdict: object, *words: str) -> str:

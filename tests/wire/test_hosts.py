@@ -13,10 +13,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.wire import answer
+from bridge.pipeline import Allow
+from bridge.wire import HOSTS, answer
 from bridge.wire.event import EventError, parse_event
-from bridge.wire.hosts import HOSTS, detect
 from bridge.wire.hosts import answer as in_dialect
+from bridge.wire.hosts import detect
 from bridge.wire.hosts.codex import patch_files
 
 SCRIPT = Path(sysconfig.get_path("scripts")) / "ccbridge"
@@ -108,7 +109,7 @@ CLINE = {
 }
 CC = {"session_id": "s", "cwd": "/w", "hook_event_name": "PreToolUse", "tool_name": "Bash",
       "tool_input": {"command": "ls"}, "tool_use_id": "toolu_1"}  # fmt: skip
-ENVELOPES = {
+ENVELOPES: dict[str, dict[str, Any]] = {
     "cursor": CURSOR,
     "grok": GROK,
     "gemini": GEMINI,
@@ -257,7 +258,7 @@ def test_codex_never_gets_what_it_refuses(reason: str) -> None:
 
 
 def test_cursor_always_gets_json() -> None:
-    assert in_dialect("cursor", answer.pre_tool_use(None), "PreToolUse").stdout == b"{}\n"
+    assert in_dialect("cursor", answer.pre_tool_use(Allow()), "PreToolUse").stdout == b"{}\n"
 
 
 def run(stdin: bytes, tmp_path: Path, *args: str) -> subprocess.CompletedProcess[bytes]:

@@ -289,9 +289,7 @@ def test_ordinary_commands_pass(command: str) -> None:
 
 @pytest.mark.parametrize("command", ["echo 'x", 'rm -rf "/', "echo $(ls", "echo )"])
 def test_unparseable_commands_are_denied(command: str) -> None:
-    reason = judge(command)
-    assert reason is not None
-    assert reason.startswith("cannot parse command safely: ")
+    assert verdicts.denied(judge(command)).startswith("cannot parse command safely: ")
 
 
 @pytest.mark.parametrize("command", [None, 42, ["rm", "-rf", "/"]])
@@ -327,9 +325,7 @@ def test_every_git_rule_is_named_in_the_table() -> None:
 @pytest.mark.parametrize(("command", "rule", "loss"), GIT_RULES)
 def test_git_rules_say_what_is_lost_and_can_be_switched(command: str, rule: str, loss: str) -> None:
     execution = Execution.create("Bash", {"command": command}, cwd="/work/project")
-    reason = configure(deny=[rule])(execution)
-    assert reason is not None
-    assert loss in reason
+    verdicts.denied(configure(deny=[rule])(execution), loss)
     assert configure(allow=[rule])(execution) is None
     assert (dangerous_shell(execution) is not None) == (rule in DEFAULT_ON)
 

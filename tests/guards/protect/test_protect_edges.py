@@ -9,6 +9,7 @@ import pytest
 
 from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect_paths, writes
 from bridge.pipeline import Ask, Execution
+from bridge.shell.syntax import Unparseable, parse
 from tests.support import verdicts
 
 
@@ -42,7 +43,7 @@ GUARD = protect_paths.protected_paths_guard(["/p/d/e/f"])
 
 
 def judged(command: str, cwd: str = "/p") -> str | Ask | None:
-    return GUARD(Execution.create("Bash", {"command": command}, cwd=cwd))
+    return verdicts.plain(GUARD(Execution.create("Bash", {"command": command}, cwd=cwd)))
 
 
 def denied(command: str) -> str:
@@ -283,8 +284,8 @@ def test_reading_scripts_pass(command: str) -> None:
 STRICT = protect_paths.self_protection_guard(["/p/s.json"], [], "/st", env={})
 
 
-def strict(command: str) -> str | None:
-    return STRICT(Execution.create("Bash", {"command": command}, cwd="/w"))
+def strict(command: str) -> str | Ask | None:
+    return verdicts.plain(STRICT(Execution.create("Bash", {"command": command}, cwd="/w")))
 
 
 def test_inline_code_that_deletes_a_directory_above_a_protected_file_is_denied() -> None:
@@ -418,8 +419,8 @@ PARENT, ANY = PARENT_ABOVE, ANY_ABOVE
 
 def written(command: str) -> list[Target]:
     """What the guard reads as written by a one-command line, in order."""
-    script = protect_paths.parse(command)
-    assert not isinstance(script, protect_paths.Unparseable)
+    script = parse(command)
+    assert not isinstance(script, Unparseable)
     (parsed,) = script.commands()
     return list(protect_paths._written(parsed, "/p"))
 
@@ -667,9 +668,9 @@ def test_what_lands_in_a_target_directory(command: str, targets: list[Target]) -
 ENV = {"PWD": "/p", "OLDPWD": "/tmp", "X": "/tmp"}
 
 
-def strict_in_env(command: str) -> str | None:
+def strict_in_env(command: str) -> str | Ask | None:
     guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/st", env=ENV)
-    return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    return verdicts.plain(guard(Execution.create("Bash", {"command": command}, cwd="/w")))
 
 
 @pytest.mark.parametrize(
@@ -745,8 +746,8 @@ def test_a_patch_of_exactly_the_read_cap_is_read_whole(tmp_path: Path) -> None:
 
 
 def written_in(command: str, cwd: str) -> list[Target]:
-    script = protect_paths.parse(command)
-    assert not isinstance(script, protect_paths.Unparseable)
+    script = parse(command)
+    assert not isinstance(script, Unparseable)
     (parsed,) = script.commands()
     return list(protect_paths._written(parsed, cwd))
 
@@ -840,8 +841,9 @@ def test_patch_writes_the_file_it_is_given_wherever_it_stands(tmp_path: Path, co
     (tmp_path / "d" / "e").mkdir(parents=True)
     (tmp_path / "d" / "e" / "f").write_text("{}\n", encoding="utf-8")
     guard = protect_paths.protected_paths_guard([str(tmp_path / "d" / "e" / "f")])
-    reason = guard(Execution.create("Bash", {"command": command}, cwd=str(tmp_path)))
-    assert reason is not None and " may write to " in reason
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": command}, cwd=str(tmp_path))), " may write to "
+    )
 
 
 def test_git_reads_a_relative_patch_where_it_runs_not_in_its_directory_option(
@@ -901,7 +903,7 @@ def test_what_finds_archives_and_scripts_write(command: str, targets: list[Targe
 
 
 def test_inline_code_that_is_no_shell_is_not_judged_as_shell() -> None:
-    assert isinstance(protect_paths.parse("a = (1"), protect_paths.Unparseable)
+    assert isinstance(parse("a = (1"), Unparseable)
     assert strict("python3 -c 'a = (1'") is None
 
 
@@ -943,8 +945,7 @@ def test_running_a_file_of_the_package_is_running_ccbridge() -> None:
 
 @pytest.mark.parametrize("command", ["ls | xargs rm", "ls | xargs python3"])
 def test_a_writer_or_interpreter_fed_by_xargs_is_denied(command: str) -> None:
-    reason = strict(command)
-    assert reason is not None and reason.endswith(XARGS)
+    assert verdicts.denied(strict(command)).endswith(XARGS)
 
 
 NAMED = protect_paths.self_protection_guard(
@@ -952,8 +953,8 @@ NAMED = protect_paths.self_protection_guard(
 )
 
 
-def named(command: str, cwd: str = "/w") -> str | None:
-    return NAMED(Execution.create("Bash", {"command": command}, cwd=cwd))
+def named(command: str, cwd: str = "/w") -> str | Ask | None:
+    return verdicts.plain(NAMED(Execution.create("Bash", {"command": command}, cwd=cwd)))
 
 
 def test_a_command_name_from_the_environment_is_put_in() -> None:
@@ -1008,8 +1009,9 @@ def test_a_glob_is_expanded_to_the_state_it_names(tmp_path: Path) -> None:
     (tmp_path / "state" / "x").write_text("", encoding="utf-8")
     guard = protect_paths.self_protection_guard(["/p/s.json"], [], str(tmp_path / "state"), env={})
     command = f"cat {tmp_path}/sta*/x"
-    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
-    assert reason is not None and " inside ccbridge's state " in reason
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": command}, cwd="/w")), " inside ccbridge's state "
+    )
 
 
 @pytest.mark.parametrize(
@@ -1037,8 +1039,7 @@ def test_the_value_of_a_word_is_what_follows_its_first_equals_sign(command: str)
 
 
 def test_an_unknown_word_after_an_assignment_is_still_its_own() -> None:
-    reason = strict("X=1 make $Y .claude")
-    assert reason is not None and "does with $Y, which is only known when it runs" in reason
+    verdicts.denied(strict("X=1 make $Y .claude"), "does with $Y, which is only known when it runs")
 
 
 @pytest.mark.parametrize("command", ["X=/st=y true", "X=y=/st true"])
@@ -1074,13 +1075,11 @@ def test_many_inline_programs_in_one_line_are_each_judged() -> None:
     ],
 )
 def test_values_the_line_assigns_are_put_in(command: str) -> None:
-    reason = strict(command)
-    assert reason is not None and " inside ccbridge's state '/st'" in reason
+    verdicts.denied(strict(command), " inside ccbridge's state '/st'")
 
 
 def test_tilde_plus_is_where_the_command_runs() -> None:
-    reason = judged("cp x ~+/d/e/f")
-    assert reason is not None and " may write to /p/d/e/f, " in reason
+    verdicts.denied(judged("cp x ~+/d/e/f"), " may write to /p/d/e/f, ")
 
 
 def test_find_names_only_reach_an_anchored_entry_below_its_start() -> None:
@@ -1426,8 +1425,8 @@ def test_a_glob_with_more_matches_than_are_looked_at_fails_closed(tmp_path: Path
         [f"{last}/x", str(full / "g"), str(tmp_path / "elsewhere" / "f")]
     )
 
-    def judged_here(command: str) -> str | None:
-        return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+    def judged_here(command: str) -> str | Ask | None:
+        return verdicts.plain(guard(Execution.create("Bash", {"command": command}, cwd="/w")))
 
     assert judged_here(f"rm -rf {crowded}/*") is not None  # x lies below one of the matches
     (tmp_path / "link").symlink_to(crowded)
@@ -1493,8 +1492,10 @@ def test_after_a_cd_known_only_when_it_runs_a_glob_or_the_directory_fails_closed
     command: str,
 ) -> None:
     guard = protect_paths.self_protection_guard(["/p/s.json"], [], "/q/st", env={})
-    reason = guard(Execution.create("Bash", {"command": command}, cwd="/w"))
-    assert reason is not None and "is relative to a directory only known when it runs" in reason
+    verdicts.denied(
+        guard(Execution.create("Bash", {"command": command}, cwd="/w")),
+        "is relative to a directory only known when it runs",
+    )
 
 
 def test_with_cdpath_set_a_relative_cd_goes_somewhere_unknown() -> None:
@@ -1600,9 +1601,9 @@ def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path)
     for i in range(protect_paths._MAX_GLOB_MATCHES + 10):
         (crowded / f"f{i}").write_bytes(b"")
 
-    def judged_here(protected: Path, command: str = f"cp x {crowded}/*") -> str | None:
+    def judged_here(protected: Path, command: str = f"cp x {crowded}/*") -> str | Ask | None:
         guard = protect_paths.protected_paths_guard([str(protected)])
-        return guard(Execution.create("Bash", {"command": command}, cwd="/w"))
+        return verdicts.plain(guard(Execution.create("Bash", {"command": command}, cwd="/w")))
 
     assert judged_here(crowded / "a" / "deep") is not None  # x may land as a/deep
     assert judged_here(crowded / "a" / "b" / "deep") is None  # two levels below a match

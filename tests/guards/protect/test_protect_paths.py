@@ -9,11 +9,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.guards.protect.protect_paths import (
-    CC_SETTINGS_PATTERNS,
     DEFAULT_SECRET_PATTERNS,
     protected_paths_guard,
     self_protection_guard,
 )
+from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Ask, Execution, Guard
 from tests.support import verdicts
 
@@ -33,10 +33,10 @@ def bash(command: str, guard: Guard | None = None, cwd: str = PROJECT) -> str | 
     return result
 
 
-def write(path: str, tool: str = "Write", cwd: str = PROJECT) -> str | None:
+def write(path: str, tool: str = "Write", cwd: str = PROJECT) -> str | Ask | None:
     key = "notebook_path" if tool == "NotebookEdit" else "file_path"
     guard = protected_paths_guard(DEFAULTS)
-    return guard(Execution.create(tool, {key: path, "content": "x"}, cwd=cwd))
+    return verdicts.plain(guard(Execution.create(tool, {key: path, "content": "x"}, cwd=cwd)))
 
 
 @pytest.mark.parametrize(

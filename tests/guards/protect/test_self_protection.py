@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bridge.guards.protect import protect_paths
 from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
-from bridge.pipeline import Execution
+from bridge.pipeline import Ask, Execution
 from tests.support import verdicts
 from tests.support.sandbox import Sandbox, encode, pre_tool_use
 
@@ -25,9 +25,9 @@ def state(tmp_path: Path) -> Path:
     return directory
 
 
-def judge(state: Path, command: str, cwd: str = "/work") -> str | None:
+def judge(state: Path, command: str, cwd: str = "/work") -> str | Ask | None:
     guard = self_protection_guard([], [], [state])
-    return guard(Execution.create("Bash", {"command": command}, cwd=cwd))
+    return verdicts.plain(guard(Execution.create("Bash", {"command": command}, cwd=cwd)))
 
 
 @pytest.mark.parametrize(
@@ -46,8 +46,7 @@ def judge(state: Path, command: str, cwd: str = "/work") -> str | None:
     ],
 )
 def test_running_ccbridge_is_denied(state: Path, command: str) -> None:
-    reason = judge(state, command)
-    assert reason is not None and "ccbridge self-protection" in reason
+    verdicts.denied(judge(state, command), "ccbridge self-protection")
 
 
 @pytest.mark.parametrize(
@@ -64,8 +63,7 @@ def test_running_ccbridge_is_denied(state: Path, command: str) -> None:
 )
 def test_naming_the_state_is_denied(state: Path, command: str) -> None:
     text = command.format(state=state, parent=state.parent.parent)
-    reason = judge(state, text)
-    assert reason is not None and "state" in reason
+    verdicts.denied(judge(state, text), "state")
 
 
 @pytest.mark.parametrize(
@@ -146,7 +144,7 @@ def test_the_cache_is_sealed_like_the_state(roots: tuple[Path, Path, dict[str, s
     code = f"import glob; print(glob.glob('{cache}/config-*.json'))"  # an attack's first step
     for command in (f"ls {cache}", f'python3 -c "{code}"', "cat $CCBRIDGE_CACHE_DIR/x.json"):
         reason = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
-        assert reason is not None and "state" in reason, command
+        assert isinstance(reason, str) and "state" in reason, command
 
 
 SHELLISH = st.text(alphabet="ab./~$`'\"{},*?[]()<>|&; =-\\\nxcdrmpytho3", max_size=60)
@@ -160,7 +158,9 @@ def test_the_strict_guard_never_raises(
     _home, project, env = roots
     guard = self_protection_guard(*protected_roots(env, project), env=env)
     result = guard(Execution.create("Bash", {"command": command}, cwd=str(project)))
-    assert result is None or result.startswith(("ccbridge self-protection", "cannot parse"))
+    assert result is None or (
+        isinstance(result, str) and result.startswith(("ccbridge self-protection", "cannot parse"))
+    )
 
 
 def test_protected_paths_are_resolved_only_when_a_write_is_judged(

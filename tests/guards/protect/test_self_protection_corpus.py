@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
-from bridge.pipeline import Execution
+from bridge.pipeline import Ask, Execution
 from bridge.wall import plugin_dirs
 from tests.support import REPO, verdicts
 
@@ -763,37 +763,41 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
 
 
 @pytest.fixture
-def judge(world: World, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], str | None]:
+def judge(world: World, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], str | Ask | None]:
     monkeypatch.setenv("HOME", str(world.home))
     named = plugin_dirs(world.env, str(world.project))
     roots = protected_roots(world.env, world.project, named)
     guard = self_protection_guard(*roots, env=world.env)
 
-    def judge(template: str) -> str | None:
+    def judge(template: str) -> str | Ask | None:
         command = {"command": world.command(template)}
-        return guard(Execution.create("Bash", command, cwd=str(world.project)))
+        return verdicts.plain(guard(Execution.create("Bash", command, cwd=str(world.project))))
 
     return judge
 
 
 @pytest.mark.parametrize("command", REFUSED)
-def test_an_attempt_is_refused(judge: Callable[[str], str | None], command: str) -> None:
-    reason = judge(command)
-    assert reason is not None and reason.startswith("ccbridge self-protection"), reason
+def test_an_attempt_is_refused(judge: Callable[[str], str | Ask | None], command: str) -> None:
+    reason = verdicts.denied(judge(command))
+    assert reason.startswith("ccbridge self-protection"), reason
 
 
 @pytest.mark.parametrize("command", CONSERVATIVE)
-def test_a_conservative_refusal_stays(judge: Callable[[str], str | None], command: str) -> None:
+def test_a_conservative_refusal_stays(
+    judge: Callable[[str], str | Ask | None], command: str
+) -> None:
     verdicts.denied(judge(command), "ccbridge self-protection: ")
 
 
 @pytest.mark.parametrize("command", NOT_COVERED)
-def test_what_text_cannot_see_is_admitted(judge: Callable[[str], str | None], command: str) -> None:
+def test_what_text_cannot_see_is_admitted(
+    judge: Callable[[str], str | Ask | None], command: str
+) -> None:
     assert judge(command) is None  # if this starts failing, move it to REFUSED and docs/guards.md
 
 
 @pytest.mark.parametrize("command", BENIGN)
-def test_a_look_alike_passes(judge: Callable[[str], str | None], command: str) -> None:
+def test_a_look_alike_passes(judge: Callable[[str], str | Ask | None], command: str) -> None:
     assert judge(command) is None
 
 
@@ -927,7 +931,7 @@ WRAPPINGS = [
 @given(st.sampled_from(REFUSED), st.sampled_from(WRAPPINGS))
 @settings(suppress_health_check=[HealthCheck.function_scoped_fixture], max_examples=200)
 def test_no_wrapping_makes_an_attempt_pass(
-    judge: Callable[[str], str | None], command: str, wrapping: str
+    judge: Callable[[str], str | Ask | None], command: str, wrapping: str
 ) -> None:
     if "\n" in command and "{}" in wrapping:  # a here-document must end on its own line
         return

@@ -47,7 +47,7 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, dict[s
     guard = self_protection_guard(*protected_roots(env, project), env=env)
 
     def judge(command: str, cwd: Path = project) -> str | Ask | None:
-        return guard(Execution.create("Bash", {"command": command}, cwd=str(cwd)))
+        return verdicts.plain(guard(Execution.create("Bash", {"command": command}, cwd=str(cwd))))
 
     return project, env, judge
 
@@ -89,8 +89,7 @@ def test_a_copy_made_in_an_earlier_call_is_ccbridge(
     assert LAUNCHER.exists()
     assert judge(f"cp {LAUNCHER} cb") is None  # the first call only copies a program
     make(LAUNCHER, project / "cb")  # ... and it ran
-    reason = judge(run)
-    assert reason is not None and "ccbridge under another name" in reason, reason
+    verdicts.denied(judge(run), "ccbridge under another name")
 
 
 def test_a_copy_on_path_under_another_name_is_ccbridge(
@@ -98,8 +97,7 @@ def test_a_copy_on_path_under_another_name_is_ccbridge(
 ) -> None:
     _, env, judge = world
     shutil.copy(LAUNCHER, Path(env["PATH"]) / "helper")
-    reason = judge("helper uninstall --user")
-    assert reason is not None and "is a copy of ccbridge" in reason, reason
+    verdicts.denied(judge("helper uninstall --user"), "is a copy of ccbridge")
     assert judge("helper status") is None  # only the subcommands that forge or unregister
 
 
