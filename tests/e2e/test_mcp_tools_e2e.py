@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from bridge.commands import install as installing
+
 from .harness import (
     REPO_ROOT,
     Result,
@@ -93,7 +95,8 @@ def installed(claude: Path, tmp_path: Path, registered: bool, wall: bool) -> Pro
     assert done.returncode == 0, done.stdout + done.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert ("sandbox" in settings) is wall, settings
-    assert "ccbridge run" in json.dumps(settings["hooks"]["PreToolUse"]), settings
+    handlers = [h for group in settings["hooks"]["PreToolUse"] for h in group["hooks"]]
+    assert any(installing.is_registration(handler) for handler in handlers), settings
     if not registered:
         del settings["hooks"]
         local = project / ".claude" / "settings.local.json"  # this machine's copy: out too
