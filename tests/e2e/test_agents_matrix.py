@@ -185,13 +185,6 @@ AGENTS = {
     ),
     "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
 }
-PARAMS = [
-    pytest.param(name, version, id=f"{name}-{version}")
-    for name, agent in AGENTS.items()
-    for version in pinned(agent.client)
-]
-
-
 def binary_of(agent: Agent, version: str) -> Path:
     binary = client_binary(agent.client, version)
     if binary is None:
@@ -241,15 +234,23 @@ def run_case(
     return effect(project, done), done, state
 
 
-@pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
-@pytest.mark.parametrize("mode", ["plain", "ccbridge"])
-@pytest.mark.parametrize(("agent_name", "version"), PARAMS)
+# Each agent's rows; the "allow past the agent's own rule" row only where a rule of the agent's
+# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it).
+MATRIX = [
+    pytest.param(name, version, mode, case, id=f"{name}-{version}-{mode}-{case.id}")
+    for name, agent in AGENTS.items()
+    for version in pinned(agent.client)
+    for mode in ("plain", "ccbridge")
+    for case in CASES
+    if agent.refuse_touch or not case.agent_refuses_touch
+]
+
+
+@pytest.mark.parametrize(("agent_name", "version", "mode", "case"), MATRIX)
 def test_agent_matrix(
     agent_name: str, version: str, mode: Mode, case: Case, tmp_path: Path
 ) -> None:
     agent = AGENTS[agent_name]
-    if case.agent_refuses_touch and not agent.refuse_touch:
-        pytest.skip(f"{agent_name}: no rule of its own refusing `touch` is set up here")
     outcome, done, state = run_case(agent, version, case, mode, tmp_path)
     told = bool(case.reason) and done.stub.model_saw(case.reason)
     shown = outcome + ("; model told reason" if told and outcome == "blocked" else "")
