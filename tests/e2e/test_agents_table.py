@@ -8,11 +8,15 @@ from pathlib import Path
 from . import agents_table, matrix_table
 
 
+NEWEST = matrix_table.pinned_versions()[0]
+
+
 def test_each_table_keeps_the_other(tmp_path: Path) -> None:
     table = tmp_path / "matrix.md"
     cc_results, agent_results = tmp_path / "cc", tmp_path / "agents"
     matrix_table.record(
-        matrix_table.Measurement("deny", "sub-hook denies", 0, "plain", "2.1.332", "blocked"),
+        # the newest pinned version: its plain column comes first
+        matrix_table.Measurement("deny", "sub-hook denies", 0, "plain", NEWEST, "blocked"),
         cc_results,
     )
     agents_table.record(
