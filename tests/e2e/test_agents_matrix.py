@@ -185,6 +185,8 @@ AGENTS = {
     ),
     "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
 }
+
+
 def binary_of(agent: Agent, version: str) -> Path:
     binary = client_binary(agent.client, version)
     if binary is None:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 from . import agents_table, matrix_table
 
-
 NEWEST = matrix_table.pinned_versions()[0]
 
 
