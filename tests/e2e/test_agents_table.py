@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import agents_table, matrix_table
+from .harness import pinned_versions
 
-NEWEST = matrix_table.pinned_versions()[0]
+NEWEST = pinned_versions()[0]
 
 
 def test_each_table_keeps_the_other(tmp_path: Path) -> None:
