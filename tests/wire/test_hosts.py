@@ -382,3 +382,13 @@ def test_a_patch_naming_no_file_is_denied(tmp_path: Path) -> None:
     raw = {**CODEX, "cwd": str(tmp_path), "tool_name": "apply_patch"}
     done = run(encode({**raw, "tool_input": {"command": "*** Begin Patch\n"}}), tmp_path)
     assert done.returncode == 2 and b"which files" in done.stderr, done
+
+
+def test_an_agent_s_tool_name_becomes_claude_code_s() -> None:
+    from bridge.wire.hosts import cc_tool_name
+
+    tools = {"bash": "Bash"}
+    assert cc_tool_name("bash", tools, "/") == "Bash"
+    assert cc_tool_name("github/create_issue", tools, "/") == "mcp__github__create_issue"
+    assert cc_tool_name("github_create_issue", tools, "_") == "mcp__github__create_issue"
+    assert cc_tool_name("unknowntool", tools, "/") == "unknowntool"

@@ -149,6 +149,17 @@ def mcp_name(server: str, tool: str) -> str:
     return f"mcp__{server}__{tool}"
 
 
+def cc_tool_name(tool: str, tools: Mapping[str, str], mcp_separator: str) -> str:
+    """An agent's tool name as Claude Code's: its own tools by `tools`, an MCP tool named
+    `<server><mcp_separator><tool>` as `mcp__server__tool`, anything else as it is."""
+    if tool in tools:
+        return tools[tool]
+    if mcp_separator in tool:
+        server, _, rest = tool.partition(mcp_separator)
+        return mcp_name(server, rest)
+    return tool
+
+
 def required_tool(raw: Mapping[str, Any], host: str, event: str) -> tuple[str, dict[str, Any]]:
     name, tool_input = raw.get("tool_name"), raw.get("tool_input")
     if not isinstance(name, str) or not name:

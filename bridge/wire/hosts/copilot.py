@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from bridge.wire import CC_EVENTS, EventError
 from bridge.wire.answer import DENY_EXIT, Answer
-from bridge.wire.hosts import absolute, jsonish, mcp_name, renamed, text
+from bridge.wire.hosts import absolute, cc_tool_name, jsonish, renamed, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -78,13 +78,7 @@ def to_cc(raw: dict[str, Any]) -> dict[str, Any]:
     cwd = text(raw.get("cwd"))
     if "file_path" in tool_input:
         tool_input["file_path"] = absolute(tool_input["file_path"], cwd)
-    if tool in TOOLS:
-        cc["tool_name"] = TOOLS[tool]
-    elif "/" in tool:  # an MCP tool: server/tool
-        server, _, rest = tool.partition("/")
-        cc["tool_name"] = mcp_name(server, rest)
-    else:
-        cc["tool_name"] = tool
+    cc["tool_name"] = cc_tool_name(tool, TOOLS, "/")  # an MCP tool: server/tool
     cc["tool_input"] = tool_input
     return cc
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bridge.wire import EventError
 from bridge.wire.answer import DENY_EXIT, Answer
-from bridge.wire.hosts import absolute, mcp_name, renamed, text
+from bridge.wire.hosts import absolute, cc_tool_name, renamed, text
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -52,13 +52,7 @@ def to_cc(raw: dict[str, Any]) -> dict[str, Any]:
     tool_input = renamed(args, ARGS)
     if "file_path" in tool_input:
         tool_input["file_path"] = absolute(tool_input["file_path"], text(raw.get("cwd")))
-    if tool in TOOLS:
-        cc["tool_name"] = TOOLS[tool]
-    elif "_" in tool:  # an MCP tool: <server>_<tool>
-        server, _, rest = tool.partition("_")
-        cc["tool_name"] = mcp_name(server, rest)
-    else:
-        cc["tool_name"] = tool
+    cc["tool_name"] = cc_tool_name(tool, TOOLS, "_")  # an MCP tool: <server>_<tool>
     cc["tool_input"] = tool_input
     return cc
 
