@@ -60,8 +60,9 @@ class Report(Record):
     notes: "list[str]" = field(default_factory=list)
 
 
-class Host(Record, frozen=True):
-    """What the engine needs from the outside world, injectable for tests and `explain`."""
+class Machine(Record, frozen=True):
+    """The machine the engine judges on: its environment and the way a sub-hook process runs
+    there, injectable for tests and `explain`."""
 
     env: "Mapping[str, str]" = field(default_factory=lambda: dict(os.environ))
     runner: "Runner | None" = None
@@ -107,8 +108,8 @@ def selected(hooks: "Sequence[HookSpec]", event: "HookEvent") -> "list[tuple[Hoo
 class _Subhooks:
     """The sub-hooks of one event, run once and folded, exposed as a DSH listener."""
 
-    def __init__(self, report: "Report", host: "Host", event_name: str) -> None:
-        self.report, self.host, self.event_name = report, host, event_name
+    def __init__(self, report: "Report", machine: "Machine", event_name: str) -> None:
+        self.report, self.machine, self.event_name = report, machine, event_name
 
     def run_and_fold(self) -> "Folded | None":
         """The fold of the event's sub-hooks; None when the config has none for the event."""
@@ -125,11 +126,11 @@ class _Subhooks:
             raise OverflowError(
                 f"{len(matched)} sub-hooks match, over the max_hooks cap of {config.max_hooks}"
             )
-        project = str(project_dir(self.host.env, event.cwd))
-        env = {**self.host.env, "CLAUDE_PROJECT_DIR": project}
+        project = str(project_dir(self.machine.env, event.cwd))
+        env = {**self.machine.env, "CLAUDE_PROJECT_DIR": project}
         cwd = event.cwd if event.cwd and os.path.isdir(event.cwd) else project
         runs = iter(
-            self.host.run(matched, event.data, env, cwd, config.output_cap) if matched else []
+            self.machine.run(matched, event.data, env, cwd, config.output_cap) if matched else []
         )
         judged = []
         for hook, hit in chosen:
@@ -217,7 +218,7 @@ def _short(ref: str) -> str:
     return f"{os.path.basename(target)}:{attr}" if "/" in target else ref
 
 
-def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
+def _self_protection(report: "Report", machine: "Machine") -> "list[Named[Any]]":
     config, event = report.config, report.event
     if not config.self_protection:
         report.notes.append(f"self-protection is off (set in {config.self_protection_off_in})")
@@ -232,11 +233,11 @@ def _self_protection(report: "Report", host: "Host") -> "list[Named[Any]]":
         return []
     from bridge.guards.protect.protect_paths import SELF_PROTECTION, self_protection_guard
 
-    project = project_dir(host.env, event.cwd)
+    project = project_dir(machine.env, event.cwd)
     # a rewritten sub-hook runs unsandboxed; a plugin folder's code runs inside CC
     kept = [*config.files, *config.hook_scripts, *config.plugin_dirs]
-    roots = protected_roots(host.env, project, kept, config.audit.path)
-    guard = self_protection_guard(*roots, env=host.env)
+    roots = protected_roots(machine.env, project, kept, config.audit.path)
+    guard = self_protection_guard(*roots, env=machine.env)
 
     def named(execution: "Execution") -> "Any":  # the `[self-protection]` prefix names it
         reason = guard(execution)
@@ -272,7 +273,9 @@ def _goal_command(report: "Report") -> "str | None":
     return command if starts_with_goal(command) else None
 
 
-def _judge_goal_change(report: "Report", host: "Host", decision: "PreDecision") -> "PreDecision":
+def _judge_goal_change(
+    report: "Report", machine: "Machine", decision: "PreDecision"
+) -> "PreDecision":
     """Goal tool calls are judged last, for a call that may go ahead (allowed, or waiting for
     the user's answer). Judging changes nothing: the change is applied at PostToolUse of this
     call, so a call that never runs never changes the goal."""
@@ -280,14 +283,14 @@ def _judge_goal_change(report: "Report", host: "Host", decision: "PreDecision") 
         return decision
     from bridge.goal.cc import on_pre_tool_use
 
-    reason = on_pre_tool_use(report.event.raw, goal_settings(report.config, host))
+    reason = on_pre_tool_use(report.event.raw, goal_settings(report.config, machine))
     if reason is None:
         return decision
     report.steps += (Step("guard", "ccbridge:goal-authority", "deny", reason),)
     return Deny(reason)
 
 
-def _apply_goal_change(report: "Report", host: "Host") -> "tuple[str, ...]":
+def _apply_goal_change(report: "Report", machine: "Machine") -> "tuple[str, ...]":
     """PostToolUse of a goal command: apply the change judged for it; the context says how."""
     if _goal_command(report) is None:
         return ()
@@ -295,14 +298,14 @@ def _apply_goal_change(report: "Report", host: "Host") -> "tuple[str, ...]":
     from bridge.goal.errors import GoalError
 
     try:
-        context = on_post_tool_use(report.event.raw, goal_settings(report.config, host))
+        context = on_post_tool_use(report.event.raw, goal_settings(report.config, machine))
     except GoalError as error:
         report.notes.append(f"goal: {error}")
         return ()
     return () if context is None else (context,)
 
 
-def goal_settings(config: "CompiledConfig", host: "Host") -> "GoalSettings":
+def goal_settings(config: "CompiledConfig", machine: "Machine") -> "GoalSettings":
     from pathlib import Path
 
     from bridge.goal.cc import GoalSettings
@@ -312,7 +315,7 @@ def goal_settings(config: "CompiledConfig", host: "Host") -> "GoalSettings":
         enabled=goals.enabled,
         blocked_min_rounds=goals.blocked_min_rounds,
         default_max_rounds=goals.default_max_rounds,
-        state_dir=Path(state_dir(host.env)),
+        state_dir=Path(state_dir(machine.env)),
     )
 
 
@@ -322,15 +325,17 @@ def _approval(config: "CompiledConfig") -> "Callable[[Execution, Ask], Any]":
     return lambda _execution, _ask: verdict
 
 
-def handle(event: "HookEvent", config: "CompiledConfig", host: "Host | None" = None) -> "Report":
-    host = host or Host()
+def handle(
+    event: "HookEvent", config: "CompiledConfig", machine: "Machine | None" = None
+) -> "Report":
+    machine = machine or Machine()
     report = Report(event=event, config=config)
     if event.name in PRE_EVENTS:
-        _pre_tool_use(report, host)
+        _pre_tool_use(report, machine)
     elif event.name in ("PostToolUse", "PostToolUseFailure"):
-        _post_tool_use(report, host)
+        _post_tool_use(report, machine)
     elif event.name in SUBHOOK_EVENTS:
-        _lifecycle(report, host)
+        _lifecycle(report, machine)
     return report
 
 
@@ -347,7 +352,7 @@ GOAL_HINT = (
 )
 
 
-def _lifecycle(report: "Report", host: "Host") -> None:
+def _lifecycle(report: "Report", machine: "Machine") -> None:
     """The events besides tool use: sub-hooks run and fold as for a tool call; a block (or a
     failure) stops what the event can stop, elsewhere it is told to the user. The goal module
     then sees UserPromptSubmit and Stop, unless a sub-hook blocked them: a blocked prompt is no
@@ -358,7 +363,7 @@ def _lifecycle(report: "Report", host: "Host") -> None:
         report.answer = _lifecycle_answer(report, why, (), (), None)
         return
     try:
-        folded = _Subhooks(report, host, event.name).run_and_fold()
+        folded = _Subhooks(report, machine, event.name).run_and_fold()
     except Exception as error:  # e.g. over max_hooks: fail as a sub-hook failure would
         report.answer = _lifecycle_answer(report, f"ccbridge: {error}", (), (), None)
         return
@@ -366,7 +371,7 @@ def _lifecycle(report: "Report", host: "Host") -> None:
     report.answer = _lifecycle_answer(report, block, *_extras(folded))
     if config.goals.enabled and event.name in GOAL_EVENTS and report.answer.decision == "none":
         ours = report.answer
-        _goal_event(report, host)
+        _goal_event(report, machine)
         if report.answer is not ours:
             report.answer = answer.merged(ours, report.answer)
 
@@ -399,7 +404,7 @@ def _loops(report: "Report") -> bool:
     return not any(item.matched and item.raw in ("deny", "block") for item in report.subhooks)
 
 
-def _pre_tool_use(report: "Report", host: "Host") -> None:
+def _pre_tool_use(report: "Report", machine: "Machine") -> None:
     """PreToolUse, and PreSkillShellCommand: the same stations judge a skill's inline command
     (its own sub-hooks, self-protection, the guards); only the answer's form differs."""
     config, name = report.config, report.event.name
@@ -416,14 +421,17 @@ def _pre_tool_use(report: "Report", host: "Host") -> None:
             "directory), so the call cannot be judged"
         )
         return
-    subhooks = _Subhooks(report, host, name)
+    subhooks = _Subhooks(report, machine, name)
     policies = config.policies
     stations = Stations(
         pre_execute=[
             Named("subhooks", subhooks.pre_execute),
             *_policies(policies.get("pre_execute", ())),
         ],
-        guards=[*_self_protection(report, host), *_policies(policies.get("guards", ()), "guard")],
+        guards=[
+            *_self_protection(report, machine),
+            *_policies(policies.get("guards", ()), "guard"),
+        ],
         post_execute=_policies(policies.get("post_execute", ())),
         observers=_policies(policies.get("observers", ())),
     )
@@ -432,7 +440,7 @@ def _pre_tool_use(report: "Report", host: "Host") -> None:
     report.steps = outcome.trace
     decision = outcome.decision
     if name == "PreToolUse":  # a goal change applies at the call's PostToolUse: a Bash call's
-        decision = _judge_goal_change(report, host, decision)
+        decision = _judge_goal_change(report, machine, decision)
     if isinstance(decision, Deny):
         _result, post_steps = finish(execution, denial_result(decision.reason), stations)
         report.steps += post_steps
@@ -447,13 +455,13 @@ def _skill_shell_refusal(reason: str) -> Answer:
     return answer.skill_shell(Deny(reason))
 
 
-def _post_tool_use(report: "Report", host: "Host") -> None:
+def _post_tool_use(report: "Report", machine: "Machine") -> None:
     event, config = report.event, report.config
     if config.error is not None:
         reason = f"ccbridge config error, post-tool hooks did not run: {config.error}"
         report.answer = answer.post_tool_use(event.name, reason, system_messages=(reason,))
         return
-    subhooks = _Subhooks(report, host, event.name)
+    subhooks = _Subhooks(report, machine, event.name)
     stations = Stations(
         post_execute=[
             Named("subhooks", subhooks.post_execute),
@@ -465,7 +473,7 @@ def _post_tool_use(report: "Report", host: "Host") -> None:
     report.steps = steps
     _contexts, system_messages, stop_reason = _extras(report.folded)
     block = final.content.removeprefix("Error: ") if final.code == "BLOCKED" else None
-    context = (*final.context, *_apply_goal_change(report, host))
+    context = (*final.context, *_apply_goal_change(report, machine))
     report.answer = answer.post_tool_use(event.name, block, context, system_messages, stop_reason)
 
 
@@ -491,13 +499,13 @@ def _stringify(value: "Any") -> str:
     return jsonio.dumps(value).decode() if value is not None else ""
 
 
-def _goal_event(report: "Report", host: "Host") -> None:
+def _goal_event(report: "Report", machine: "Machine") -> None:
     """A goal failure here never blocks the user's prompt or forces another round: it is noted
     for the audit and ccbridge answers nothing."""
     from bridge.goal.cc import on_stop, on_user_prompt
     from bridge.goal.errors import GoalError
 
-    settings = goal_settings(report.config, host)
+    settings = goal_settings(report.config, machine)
     try:
         if report.event.name == "UserPromptSubmit":
             on_user_prompt(report.event.raw, settings)

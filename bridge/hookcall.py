@@ -203,7 +203,7 @@ def _judge(
     event: "HookEvent", config: "str | None", env: "Mapping[str, str]", call: "_Call"
 ) -> "Report":
     from bridge.config.cache import Cache, Surroundings, load
-    from bridge.engine import Host, handle
+    from bridge.engine import Machine, handle
     from bridge.paths import find_config, project_dir, wide_layers
 
     project = project_dir(env, event.cwd)
@@ -212,7 +212,7 @@ def _judge(
     compiled = load(paths, Cache.of(env), around, wide=wide_layers(paths, env, config))
     call.compiled = compiled
     deadline.shorten(compiled.deadline)
-    return handle(event, compiled, Host(env=env))
+    return handle(event, compiled, Machine(env=env))
 
 
 AUDIT_FAILED = "ccbridge: could not write the audit record: "  # doctor reads it

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bridge.config.compiled import CompiledConfig
-from bridge.engine import Host, handle
+from bridge.engine import Machine, handle
 from bridge.wire.event import parse_event
 from tests.guards.protect.test_self_protection_corpus import REFUSED
 
@@ -48,7 +48,7 @@ def verdict(protection: str, command: str, **shape: Any) -> str | None:
     config = CompiledConfig(
         files=(str(project / ".claude" / "ccbridge.yaml"),), protection=protection
     )
-    report = handle(parse_event(json.dumps(raw).encode()), config, Host(env=env))
+    report = handle(parse_event(json.dumps(raw).encode()), config, Machine(env=env))
     steps = [step for step in report.steps if step.name == "self-protection"]
     return next((step.outcome for step in steps), None)
 

@@ -39,7 +39,7 @@ def explain(as_json: bool, config: str | None) -> None:
     """
     from bridge.commands.explain import trace
     from bridge.config.cache import Cache, Surroundings, load
-    from bridge.engine import Host, handle
+    from bridge.engine import Machine, handle
     from bridge.hookcall import failure_answer, hint_on_terminal
     from bridge.paths import find_config, project_dir, wide_layers
     from bridge.wire.event import EventError, read_event
@@ -57,7 +57,7 @@ def explain(as_json: bool, config: str | None) -> None:
         around = Surroundings(env, project)
         wide = wide_layers(paths, env, config)
         loaded = load(paths, Cache.of(env), around, wide=wide)
-        report = handle(event, loaded, Host(env=env))
+        report = handle(event, loaded, Machine(env=env))
         answer = report.answer
     except Exception as problem:  # show what `run` would do with our own failure
         error = f"{type(problem).__name__}: {problem}"

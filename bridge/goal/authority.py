@@ -14,7 +14,7 @@ from bridge.goal.typed import PromptRef
 class SourceKind(StrEnum):
     # A prompt Claude Code submitted as the user's (UserPromptSubmit). The host hands it to
     # `authorize` as human only once Claude Code's transcript shows a person typed it
-    # (`GoalHost.judge`); until then, and when it does not, it counts as a delivery.
+    # (`GoalKeeper.judge`); until then, and when it does not, it counts as a delivery.
     HUMAN = "human"
     # A prompt Claude Code delivered by itself (a task notice, a wake-up, ...): never human.
     DELIVERY = "delivery"

@@ -48,8 +48,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from bridge.goal.errors import Code, GoalError
-from bridge.goal.host import GoalHost, RoundLimit
 from bridge.goal.invocation import starts_with_goal
+from bridge.goal.keeper import GoalKeeper, RoundLimit
 from bridge.goal.request import GET, parse_goal_command
 from bridge.goal.settings import GoalSettings
 from bridge.goal.store import GoalStore
@@ -78,16 +78,16 @@ def _agent_id(event: Mapping[str, Any]) -> str | None:
 
 
 @contextmanager
-def _host(settings: GoalSettings) -> Iterator[GoalHost]:
+def _keeper(settings: GoalSettings) -> Iterator[GoalKeeper]:
     with GoalStore.open(settings.db_path) as store:
-        yield GoalHost(store, settings)
+        yield GoalKeeper(store, settings)
 
 
 def deny_reason(error: Mapping[str, Any]) -> str:
     return json.dumps({"goal_error": dict(error)}, ensure_ascii=False)
 
 
-def _check_host(settings: GoalSettings) -> None:
+def _check_provenance(settings: GoalSettings) -> None:
     refusal = settings.provenance()
     if refusal is not None:
         raise GoalError(Code.NOT_HOST, f"not recorded: {refusal}")
@@ -108,9 +108,9 @@ def on_user_prompt(event: Mapping[str, Any], settings: GoalSettings) -> None:
     if not settings.enabled or _agent_id(event) is not None:
         return
     session_id = _session_id(event)
-    _check_host(settings)
-    with _host(settings) as host:
-        host.prompt_turn(session_id, prompt_of(event))
+    _check_provenance(settings)
+    with _keeper(settings) as keeper:
+        keeper.prompt_turn(session_id, prompt_of(event))
 
 
 def on_stop(event: Mapping[str, Any], settings: GoalSettings) -> dict[str, Any] | None:
@@ -118,9 +118,9 @@ def on_stop(event: Mapping[str, Any], settings: GoalSettings) -> dict[str, Any] 
     if not settings.enabled or _agent_id(event) is not None:
         return None
     session_id = _session_id(event)
-    _check_host(settings)
-    with _host(settings) as host:
-        outcome = host.stop(session_id)
+    _check_provenance(settings)
+    with _keeper(settings) as keeper:
+        outcome = keeper.stop(session_id)
     if outcome is None:
         return None
     if isinstance(outcome, RoundLimit):
@@ -155,9 +155,9 @@ def on_pre_tool_use(event: Mapping[str, Any], settings: GoalSettings) -> str | N
         if request is None or request == GET:
             return None
         session_id = _session_id(event)
-        _check_host(settings)
-        with _host(settings) as host:
-            outcome = host.judge(
+        _check_provenance(settings)
+        with _keeper(settings) as keeper:
+            outcome = keeper.judge(
                 session_id,
                 request,
                 agent_id=_agent_id(event),
@@ -183,9 +183,9 @@ def on_post_tool_use(event: Mapping[str, Any], settings: GoalSettings) -> str | 
     if command is None or request is None or request == GET:
         return None
     session_id = _session_id(event)
-    _check_host(settings)
-    with _host(settings) as host:
-        outcome = host.commit(session_id, _tool_use_id(event), command)
+    _check_provenance(settings)
+    with _keeper(settings) as keeper:
+        outcome = keeper.commit(session_id, _tool_use_id(event), command)
     if outcome is None:
         return None
     verdict = "applied" if outcome["ok"] else "NOT applied"

@@ -313,7 +313,7 @@ class Transaction:
 
 @dataclass(frozen=True, slots=True)
 class Pending:
-    """A judged goal change waiting for its command to run (see GoalHost.judge)."""
+    """A judged goal change waiting for its command to run (see GoalKeeper.judge)."""
 
     command: str
     turn_id: int | None

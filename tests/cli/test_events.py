@@ -217,7 +217,7 @@ def test_sub_hooks_run_alongside_goals_and_a_blocked_prompt_is_no_turn(
     sub-hooks, and not at all when a sub-hook refused the prompt."""
     from bridge.config.build import compile_sources
     from bridge.config.compiled import Source
-    from bridge.engine import Host, handle
+    from bridge.engine import Machine, handle
     from bridge.goal import cc
     from bridge.subhooks.verdict import HookRun
     from bridge.wire.event import parse_event
@@ -234,8 +234,8 @@ def test_sub_hooks_run_alongside_goals_and_a_blocked_prompt_is_no_turn(
     env = {"CCBRIDGE_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
 
     def answer_with(run: HookRun) -> dict[str, Any]:
-        host = Host(env=env, runner=lambda hooks, *_: [run for _ in hooks])
-        return handle(prompt, config, host).answer.payload
+        machine = Machine(env=env, runner=lambda hooks, *_: [run for _ in hooks])
+        return handle(prompt, config, machine).answer.payload
 
     said = answer_with(HookRun(0, stdout=b"A\n"))
     assert said["hookSpecificOutput"]["additionalContext"] == "A\n\n" + GOAL_HINT and seen == ["hi"]

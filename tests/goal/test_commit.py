@@ -11,7 +11,7 @@ from typing import Any
 
 from bridge.goal import cc
 from bridge.goal.errors import Code
-from bridge.goal.host import GoalHost
+from bridge.goal.keeper import GoalKeeper
 from bridge.goal.model import Phase
 from bridge.goal.request import parse_goal_command
 from bridge.goal.settings import GoalSettings
@@ -73,10 +73,10 @@ def test_an_expired_change_is_not_applied(session: SessionDriver) -> None:
     session.prompt()
     now = [1000.0]
     with GoalStore.open(session.settings.db_path) as store:
-        host = GoalHost(store, session.settings, timer=lambda: now[0])
+        keeper = GoalKeeper(store, session.settings, timer=lambda: now[0])
         request = parse_goal_command(CREATE)
         assert request is not None and request != "get"
-        judged = host.judge(
+        judged = keeper.judge(
             "session-1",
             request,
             agent_id=None,
@@ -86,7 +86,7 @@ def test_an_expired_change_is_not_applied(session: SessionDriver) -> None:
         )
         assert judged["ok"] is True and judged["status"] == "pending"
         now[0] += session.settings.pending_ttl_s + 1
-        outcome = host.commit("session-1", "t1", CREATE)
+        outcome = keeper.commit("session-1", "t1", CREATE)
     assert outcome is not None and outcome["error"]["code"] == "expired"
     assert session.goal() is None
 

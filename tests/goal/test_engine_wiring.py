@@ -110,12 +110,12 @@ def test_the_engine_passes_the_configured_goal_settings(tmp_path: Path) -> None:
     passing blocked_min_rounds=0 was caught only end to end)."""
     from bridge.config.build import compile_sources
     from bridge.config.compiled import Source
-    from bridge.engine import Host, goal_settings
+    from bridge.engine import Machine, goal_settings
 
     def settings(text: str) -> Any:
         source = Source(tmp_path / "c.yaml", text.encode(), ("c", 0, 0, "x"))
         config = compile_sources([source], "key")
-        return goal_settings(config, Host(env={"CCBRIDGE_STATE_DIR": str(tmp_path)}))
+        return goal_settings(config, Machine(env={"CCBRIDGE_STATE_DIR": str(tmp_path)}))
 
     default = settings("goals: {enabled: true}\n")
     assert (default.enabled, default.blocked_min_rounds, default.default_max_rounds) == (

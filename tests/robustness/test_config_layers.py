@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from bridge.config.build import compile_sources
 from bridge.config.compiled import CompiledConfig, Source
-from bridge.engine import Host, handle
+from bridge.engine import Machine, handle
 from bridge.paths import wide_layers
 from bridge.subhooks.spec import HookSpec
 from bridge.subhooks.verdict import HookRun
@@ -348,11 +348,11 @@ def verdicts(stack: Sequence[dict[str, Any]], wide: int, home: str) -> list[int]
     ]
     config = compile_sources(sources, "k", wide)
     assert config.error is None, config.error
-    host = Host(env={"HOME": home, "PATH": "/usr/bin:/bin"}, runner=fake_runner)
+    machine = Machine(env={"HOME": home, "PATH": "/usr/bin:/bin"}, runner=fake_runner)
     ranks = []
     for raw in events(home):
         event = parse_event(encode({**raw, "cwd": "/tmp"}))
-        ranks.append(RANK[handle(event, config, host).answer.decision])
+        ranks.append(RANK[handle(event, config, machine).answer.decision])
     return ranks
 
 

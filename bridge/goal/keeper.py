@@ -1,4 +1,4 @@
-"""Host-side goal operations: the only code that changes goal state.
+"""The goal keeper: the only code that changes goal state.
 
 Each operation runs in one write transaction, so the authority check, the compare-and-set and
 the bookkeeping that goes with it (turn events, activation, the recorded outcome) happen
@@ -41,7 +41,7 @@ PENDING_NOTE = "judged and allowed; applied when Claude Code reports that this c
 
 @dataclass(frozen=True, slots=True)
 class Continuation:
-    """A round the host admitted; `message` is what the model is told to keep going with."""
+    """A round the keeper admitted; `message` is what the model is told to keep going with."""
 
     goal: Goal
     message: str
@@ -102,7 +102,7 @@ def new_goal_id() -> str:
     return secrets.token_hex(8)
 
 
-class GoalHost:
+class GoalKeeper:
     def __init__(
         self,
         store: GoalStore,
