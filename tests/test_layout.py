@@ -165,6 +165,49 @@ def test_names_used_twice_sees_modules_and_packages(tmp_path: Path) -> None:
     }
 
 
+def classes_named_twice(root: Path) -> dict[str, list[str]]:
+    """Public top-level class names defined by more than one module of the package."""
+    places: dict[str, list[str]] = {}
+    for dotted, path in module_names(root).items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                places.setdefault(node.name, []).append(dotted)
+    return {name: where for name, where in places.items() if len(where) > 1}
+
+
+def test_no_two_classes_of_the_package_share_a_name() -> None:
+    """`Target` was the files an install edits and the paths a write names; `Outcome` a golden
+    case's result and a pipeline's: a reader who meets one name looks up one thing."""
+    assert classes_named_twice(PACKAGE) == {}
+
+
+def test_classes_named_twice_sees_a_class_in_two_modules(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("class Solo:\n    pass\n")
+    (package / "a.py").write_text("class Target:\n    pass\nclass _Own:\n    pass\n")
+    (package / "b.py").write_text("class Target:\n    pass\nclass _Own:\n    pass\n")
+    assert classes_named_twice(package) == {"Target": ["pkg.a", "pkg.b"]}
+
+
+HOSTS = PACKAGE / "wire" / "hosts"
+
+
+def test_host_means_an_agent_ccbridge_speaks_for() -> None:
+    """A host is an agent whose wire format ccbridge speaks (bridge/wire/hosts/); what the engine
+    takes from its machine and the code that changes goal state have names of their own."""
+    strays = []
+    for dotted, path in module_names(PACKAGE).items():
+        if path.is_relative_to(HOSTS):
+            continue
+        if "host" in dotted.rsplit(".", 1)[-1].lower():
+            strays.append(dotted)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and "host" in node.name.lower():
+                strays.append(f"{dotted}.{node.name}")
+    assert strays == []
+
+
 OUTSIDE_CLI = sorted(
     p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file() and p.name != "cli"
 )

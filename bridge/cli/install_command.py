@@ -57,9 +57,9 @@ def scope_options(moved: str) -> Callable[[Callable[..., None]], Callable[..., N
     return decorate
 
 
-def target_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.Target:
+def files_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.InstallFiles:
     home = Path(env.get("HOME") or Path.home())
-    return installing.target(scope, home, project_of(env))
+    return installing.install_files(scope, home, project_of(env))
 
 
 def events_needed(env: Mapping[str, str], after: installing.Plan) -> tuple[bool, bool, str | None]:
@@ -162,7 +162,7 @@ def registration_for(
     file gets a launcher that finds `ccbridge` through PATH on whichever machine runs it (this
     machine's path means nothing on a teammate's); the user and local files, which stay on this
     machine, get the absolute path, so Claude Code finds it whatever its PATH."""
-    shared = target_of("project", env).settings
+    shared = files_of("project", env).settings
     if scope == "local" and installing.registered_commands(installing.read_bytes(shared)):
         # the same command as the shared file's: Claude Code runs an identical command once
         return installing.launcher_command, (
@@ -290,7 +290,7 @@ def install(
         _install_for_agent(host, scope, dry_run)
         return
     env = os.environ
-    where = target_of(scope, env)
+    where = files_of(scope, env)
     plan, companion, config_error = _planned(scope, where, env, no_sandbox)
     if env.get(CONFIG_ENV):
         plan.notes.append(
@@ -310,7 +310,10 @@ def install(
 
 
 def _planned(
-    scope: installing.Scope, where: installing.Target, env: Mapping[str, str], no_sandbox: bool
+    scope: installing.Scope,
+    where: installing.InstallFiles,
+    env: Mapping[str, str],
+    no_sandbox: bool,
 ) -> tuple[installing.Plan, installing.Plan | None, str | None]:
     """(the plan for the settings file and the config, the local copy's plan for a project
     install, a problem of the config); an InstallError is the command's message."""
@@ -334,7 +337,7 @@ def _planned(
 
 
 def write_install(
-    plan: installing.Plan, where: installing.Target, env: Mapping[str, str], dry_run: bool
+    plan: installing.Plan, where: installing.InstallFiles, env: Mapping[str, str], dry_run: bool
 ) -> bool:
     """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
     written. Any agent's settings file (`--host`) goes this way too."""
@@ -402,7 +405,7 @@ def companion_of(
     again (Claude Code runs it once) and, unless --no-sandbox, the whole wall by this machine's
     paths, so that the protection holds when the shared file cannot be read (a merge conflict
     left in it) and covers what this machine sets for itself ($CCBRIDGE_STATE_DIR, XDG dirs)."""
-    local = target_of("local", env).settings
+    local = files_of("local", env).settings
     companion = installing.plan_companion(
         local, installing.read_bytes(local), installing.registered_commands(plan.settings_after)
     )
@@ -446,7 +449,7 @@ def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> Non
     env = os.environ
     try:
         spec = agents.agent(name)
-        where = agents.target(name, scope, env, project_of(env))
+        where = agents.install_files(name, scope, env, project_of(env))
         run = agents.command(installing.ccbridge_executable(sys.argv[0]), name)
         settings = installing.read_bytes(where.settings)
         config = installing.read_bytes(where.config)

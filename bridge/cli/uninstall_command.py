@@ -6,7 +6,7 @@ import os
 
 import click
 
-from bridge.cli.install_command import managed_options, run_managed, scope_options, show, target_of
+from bridge.cli.install_command import files_of, managed_options, run_managed, scope_options, show
 from bridge.cli.output import AGENT_HOSTS, project_of, say
 from bridge.commands import install as installing
 
@@ -47,17 +47,17 @@ def uninstall(
     if host != "claude-code":
         from bridge.commands import agents
 
-        where = agents.target(host, scope, os.environ, project_of(os.environ))
+        where = agents.install_files(host, scope, os.environ, project_of(os.environ))
         uninstall_from(where, dry_run)
         return
-    uninstall_from(target_of(scope, os.environ), dry_run)
-    local = target_of("local", os.environ)
+    uninstall_from(files_of(scope, os.environ), dry_run)
+    local = files_of("local", os.environ)
     if scope == "project" and installing.backup_file(os.environ, local.settings).is_file():
         # the project install's copy for this machine (or an install --local): both go
         uninstall_from(local, dry_run)
 
 
-def uninstall_from(where: installing.Target, dry_run: bool) -> None:
+def uninstall_from(where: installing.InstallFiles, dry_run: bool) -> None:
     """Take ccbridge out of `where` (any agent's settings file and its config layer)."""
     env = os.environ
     backup_path = installing.backup_file(env, where.settings)

@@ -218,14 +218,14 @@ def settings_file(
     return (home if scope == "user" else project) / ".gemini" / "settings.json"
 
 
-def target(
+def install_files(
     name: str, scope: installing.Scope, env: Mapping[str, str], project: Path
-) -> installing.Target:
+) -> installing.InstallFiles:
     """The agent's settings file, and the ccbridge config layer of the same scope: every agent
     is judged by the same config."""
     home = Path(env.get("HOME") or Path.home())
-    config = installing.target(scope, home, project).config
-    return installing.Target(settings_file(name, scope, env, project), config)
+    config = installing.install_files(scope, home, project).config
+    return installing.InstallFiles(settings_file(name, scope, env, project), config)
 
 
 def command(executable: str, name: str) -> str:
@@ -248,7 +248,11 @@ def _items(group: Any) -> Any:
 
 
 def plan_install(
-    spec: Agent, where: installing.Target, settings: bytes | None, config: bytes | None, run: str
+    spec: Agent,
+    where: installing.InstallFiles,
+    settings: bytes | None,
+    config: bytes | None,
+    run: str,
 ) -> installing.Plan:
     if spec.plugin:
         return _plan_plugin(spec, where, settings, config, run)
@@ -304,7 +308,11 @@ def plan_install(
 
 
 def _plan_plugin(
-    spec: Agent, where: installing.Target, settings: bytes | None, config: bytes | None, run: str
+    spec: Agent,
+    where: installing.InstallFiles,
+    settings: bytes | None,
+    config: bytes | None,
+    run: str,
 ) -> installing.Plan:
     if settings is not None and PLUGIN_MARK.encode() not in settings:
         raise installing.InstallError(

@@ -134,7 +134,7 @@ class Actual:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CaseOutcome:
     case: Case
     actual: Actual
     mismatches: list[str] = field(default_factory=list)
@@ -380,9 +380,9 @@ def check_case(
     fallback_config: Path | None = None,
     env: Mapping[str, str] | None = None,
     command: Sequence[str] | None = None,
-) -> Outcome:
+) -> CaseOutcome:
     actual = run_case(case, fallback_config=fallback_config, env=env, command=command)
-    return Outcome(case, actual, compare(case.expected, actual))
+    return CaseOutcome(case, actual, compare(case.expected, actual))
 
 
 def record(case: Case, actual: Actual) -> Expected:

@@ -373,12 +373,12 @@ def _probe_each(
 def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
     """A registration that is gone although ccbridge was installed there (the file reverted,
     e.g. by `git checkout`), or a project config that no registration runs."""
-    from bridge.commands.install import InstallError, backup_file, load_backup, target
+    from bridge.commands.install import InstallError, backup_file, install_files, load_backup
 
     home = Path(env.get("HOME") or Path.home())
     registered = registrations(files)
     for scope in ("project", "local", "user"):
-        where = target(scope, home, project)
+        where = install_files(scope, home, project)
         if where.settings in registered or unparsable(where.settings) is not None:
             continue  # (an unreadable file is named as such: check_settings_files)
         try:

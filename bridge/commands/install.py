@@ -52,18 +52,23 @@ class InstallError(CcbridgeError):
 
 
 @dataclass(frozen=True)
-class Target:
+class InstallFiles:
+    """The two files an install edits: the agent's settings file (ccbridge registered, hooks
+    moved out) and the ccbridge config layer of the same scope (the moved hooks put in)."""
+
     settings: Path
     config: Path
 
 
-def target(scope: Scope, home: Path, project: Path) -> Target:
+def install_files(scope: Scope, home: Path, project: Path) -> InstallFiles:
     if scope == "user":
-        return Target(home / ".claude" / "settings.json", home / ".claude" / "ccbridge.yaml")
+        return InstallFiles(home / ".claude" / "settings.json", home / ".claude" / "ccbridge.yaml")
     if scope == "project":
-        return Target(project / ".claude" / "settings.json", project / ".claude" / "ccbridge.yaml")
+        return InstallFiles(
+            project / ".claude" / "settings.json", project / ".claude" / "ccbridge.yaml"
+        )
     # Personal hooks from settings.local.json go to the personal layer, not the shared file.
-    return Target(
+    return InstallFiles(
         project / ".claude" / "settings.local.json", project / ".claude" / "ccbridge.local.yaml"
     )
 
@@ -437,7 +442,7 @@ def _config_with(
 
 
 def plan_install(
-    where: Target,
+    where: InstallFiles,
     settings_before: bytes | None,
     config_before: bytes | None,
     command: Command,
@@ -791,7 +796,7 @@ def config_hooks(path: Path, content: bytes | None) -> dict[str, list[Any]]:
 
 
 def _kept_config_hooks(
-    where: Target, settings_after: bytes | None, config_kept: bytes | None, notes: list[str]
+    where: InstallFiles, settings_after: bytes | None, config_kept: bytes | None, notes: list[str]
 ) -> bytes | None:
     """`settings_after` with the hooks of a config that stays (and that nothing would run once
     ccbridge is out) put back, those the settings file lacks: every hook still runs."""
@@ -808,7 +813,7 @@ def _kept_config_hooks(
 
 
 def plan_uninstall(
-    where: Target, backup: Backup | None, settings_now: bytes | None, config_now: bytes | None
+    where: InstallFiles, backup: Backup | None, settings_now: bytes | None, config_now: bytes | None
 ) -> Plan:
     notes: list[str] = []
     if backup is None:

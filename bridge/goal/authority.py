@@ -23,7 +23,7 @@ class SourceKind(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class MessageSource:
     """Where a user-side message came from, as stamped by the host (never read from text)."""
 
     kind: SourceKind
@@ -34,15 +34,15 @@ class Source:
     prompt: PromptRef | None = None
 
     @classmethod
-    def human(cls, prompt: PromptRef | None = None) -> Source:
+    def human(cls, prompt: PromptRef | None = None) -> MessageSource:
         return cls(SourceKind.HUMAN, prompt=prompt)
 
     @classmethod
-    def delivery(cls) -> Source:
+    def delivery(cls) -> MessageSource:
         return cls(SourceKind.DELIVERY)
 
     @classmethod
-    def continuation(cls, goal_id: str, revision: int, round: int) -> Source:
+    def continuation(cls, goal_id: str, revision: int, round: int) -> MessageSource:
         return cls(SourceKind.CONTINUATION, goal_id, revision, round)
 
     def is_round_of(self, goal: Goal) -> bool:
@@ -63,7 +63,7 @@ class EventKind(StrEnum):
 class SessionEvent:
     kind: EventKind
     # None means the producer did not say; such a message never counts as human.
-    source: Source | None = None
+    source: MessageSource | None = None
 
 
 Window = tuple[SessionEvent, ...]

@@ -17,8 +17,8 @@ from typing import Any
 from bridge.goal import rules
 from bridge.goal.authority import (
     EventKind,
+    MessageSource,
     SessionEvent,
-    Source,
     SourceKind,
     Window,
     authorize,
@@ -91,7 +91,7 @@ def _confirmed(window: Window | None, typed: TypedCheck | None) -> tuple[Window 
                 why = NOT_CHECKED if typed is None else typed(source.prompt)
             if why is not None:
                 untyped.append(why)
-                event = SessionEvent(event.kind, Source.delivery())
+                event = SessionEvent(event.kind, MessageSource.delivery())
         elif source is not None and source.kind is SourceKind.DELIVERY:
             untyped.append("Claude Code delivered it by itself")
         events.append(event)
@@ -121,7 +121,7 @@ class GoalKeeper:
     def prompt_turn(self, session_id: str, prompt: PromptRef | None) -> None:
         """A turn starts with a prompt Claude Code submitted: a person's, to be confirmed from
         the transcript when it matters (`prompt`), or a delivery (None), which never is."""
-        source = Source.delivery() if prompt is None else Source.human(prompt)
+        source = MessageSource.delivery() if prompt is None else MessageSource.human(prompt)
         with self._store.write() as tx:
             tx.append_event(session_id, SessionEvent(EventKind.TURN_START, source), self._clock())
 
@@ -152,7 +152,9 @@ class GoalKeeper:
                 now=now,
             )
             tx.commit_change(session_id, Change(Action.ROUND, admitted))
-            source = Source.continuation(admitted.id, admitted.revision, admitted.rounds_started)
+            source = MessageSource.continuation(
+                admitted.id, admitted.revision, admitted.rounds_started
+            )
             tx.append_event(session_id, SessionEvent(EventKind.TURN_START, source), now)
         return Continuation(
             admitted, continuation_message(admitted, self._settings.blocked_min_rounds)

@@ -21,7 +21,14 @@ from typing import Any
 
 from bridge.audit.log import lock_within
 from bridge.goal.activation import ProcessIdentity
-from bridge.goal.authority import EventKind, SessionEvent, Source, SourceKind, Window, window_of
+from bridge.goal.authority import (
+    EventKind,
+    MessageSource,
+    SessionEvent,
+    SourceKind,
+    Window,
+    window_of,
+)
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Change, Goal
 from bridge.goal.rules import check_change, parse_change
@@ -338,7 +345,7 @@ def _event(
     known = source_kind in {member.value for member in SourceKind}
     # A source this version does not know is no source: it never counts as human.
     source = (
-        Source(SourceKind(source_kind), goal_id, revision, round, prompt)
+        MessageSource(SourceKind(source_kind), goal_id, revision, round, prompt)
         if known and source_kind is not None
         else None
     )

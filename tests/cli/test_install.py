@@ -192,7 +192,7 @@ hook_blocks = st.dictionaries(
     st.lists(groups, max_size=3),
     max_size=4,
 )
-WHERE = installing.Target(Path("/p/.claude/settings.json"), Path("/p/.claude/ccbridge.yaml"))
+WHERE = installing.InstallFiles(Path("/p/.claude/settings.json"), Path("/p/.claude/ccbridge.yaml"))
 
 
 def handler_list(hooks: dict[str, Any]) -> list[tuple[str, str]]:

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from bridge.cli.goal_command import SESSION_ENV
-from bridge.goal.authority import EventKind, SessionEvent, Source
+from bridge.goal.authority import EventKind, MessageSource, SessionEvent
 from bridge.goal.model import Action, utc_now
 from bridge.goal.settings import DB_NAME
 from bridge.goal.store import GoalStore
@@ -217,7 +217,7 @@ class GoalSession:
         had re-injected that old message: a new turn starts with its source."""
         goal = self.stored_goal()
         assert goal is not None
-        source = Source.continuation(goal["id"], self.round_revision(round), round)
+        source = MessageSource.continuation(goal["id"], self.round_revision(round), round)
         with GoalStore.open(self.state_dir / DB_NAME) as store, store.write() as tx:
             tx.append_event(self.session_id, SessionEvent(EventKind.TURN_START, source), utc_now())
 

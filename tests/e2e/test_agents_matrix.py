@@ -227,7 +227,7 @@ def run_case(
         block = {"PreToolUse": [{"matcher": "Bash", "hooks": [sub]}]}
         config.write_text(yaml.safe_dump({"hooks": block}), encoding="utf-8")
         env["CCBRIDGE_CONFIG"] = str(config)
-        where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+        where = installing.InstallFiles(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
         run = agents.command(ccbridge_executable(), agent.host)
         plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
         assert plan.settings_after is not None
@@ -324,7 +324,7 @@ def test_what_the_agent_does_when_ccbridge_cannot_start(
     binary = binary_of(agent, version)
     project = tmp_path / "project"
     project.mkdir()
-    where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+    where = installing.InstallFiles(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
     run = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
     plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
     assert plan.settings_after is not None

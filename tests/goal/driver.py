@@ -15,7 +15,7 @@ import pytest
 
 from bridge.goal import cc
 from bridge.goal.activation import ProcessIdentity
-from bridge.goal.authority import EventKind, SessionEvent, Source
+from bridge.goal.authority import EventKind, MessageSource, SessionEvent
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Goal
 from bridge.goal.settings import GoalSettings
@@ -161,7 +161,7 @@ class SessionDriver:
 
     def replay_continuation(self, goal_id: str, revision: int, round: int) -> None:
         self.append(
-            SessionEvent(EventKind.TURN_START, Source.continuation(goal_id, revision, round))
+            SessionEvent(EventKind.TURN_START, MessageSource.continuation(goal_id, revision, round))
         )
 
 

@@ -6,8 +6,8 @@ from bridge.goal import rules
 from bridge.goal.authority import (
     EventKind,
     Level,
+    MessageSource,
     SessionEvent,
-    Source,
     SourceKind,
     Window,
     authorize,
@@ -19,7 +19,7 @@ from bridge.goal.model import UPDATE_ACTIONS, Action, Goal
 from .driver import refused
 
 NOW = "2026-01-01T00:00:05.000Z"
-HUMAN_START = SessionEvent(EventKind.TURN_START, Source.human())
+HUMAN_START = SessionEvent(EventKind.TURN_START, MessageSource.human())
 END = SessionEvent(EventKind.TURN_END)
 
 
@@ -33,7 +33,7 @@ def goal_at_round(rounds: int) -> Goal:
 
 
 def round_start(goal: Goal) -> SessionEvent:
-    source = Source.continuation(goal.id, goal.revision, goal.rounds_started)
+    source = MessageSource.continuation(goal.id, goal.revision, goal.rounds_started)
     return SessionEvent(EventKind.TURN_START, source)
 
 
@@ -49,7 +49,7 @@ def test_window_is_the_latest_open_turn() -> None:
     assert window_of([]) is None
     assert window_of([HUMAN_START, END]) is None
     assert window_of([HUMAN_START, END, round_event]) == (round_event,)
-    message = SessionEvent(EventKind.MESSAGE, Source.human())
+    message = SessionEvent(EventKind.MESSAGE, MessageSource.human())
     assert window_of([HUMAN_START, round_event, message]) == (round_event, message)
 
 
@@ -94,10 +94,10 @@ def test_blocked_minimum_is_configurable_and_humans_are_exempt() -> None:
 def test_only_the_current_round_of_the_current_goal_counts() -> None:
     goal = goal_at_round(3)
     stale = [
-        Source.continuation("g1", goal.revision, 2),  # an older round
-        Source.continuation("g1", goal.revision - 1, 3),  # a stale revision
-        Source.continuation("g2", goal.revision, 3),  # another goal
-        Source.continuation("g1", goal.revision, 4),  # a round not yet admitted
+        MessageSource.continuation("g1", goal.revision, 2),  # an older round
+        MessageSource.continuation("g1", goal.revision - 1, 3),  # a stale revision
+        MessageSource.continuation("g2", goal.revision, 3),  # another goal
+        MessageSource.continuation("g1", goal.revision, 4),  # a round not yet admitted
     ]
     for source in stale:
         with pytest.raises(GoalError) as raised:
@@ -110,7 +110,7 @@ def test_only_the_current_round_of_the_current_goal_counts() -> None:
 
 def test_messages_without_a_human_source_never_count_as_human() -> None:
     goal = goal_at_round(0)
-    for source in (None, Source(SourceKind.PLUGIN)):
+    for source in (None, MessageSource(SourceKind.PLUGIN)):
         window = (
             SessionEvent(EventKind.TURN_START, source),
             SessionEvent(EventKind.MESSAGE, source),
@@ -121,7 +121,7 @@ def test_messages_without_a_human_source_never_count_as_human() -> None:
 
 def test_a_human_anywhere_in_the_window_makes_it_direct_human() -> None:
     goal = goal_at_round(2)
-    window = (round_start(goal), SessionEvent(EventKind.MESSAGE, Source.human()))
+    window = (round_start(goal), SessionEvent(EventKind.MESSAGE, MessageSource.human()))
     assert judge(Action.EDIT, window, goal) is Level.DIRECT_HUMAN
 
 

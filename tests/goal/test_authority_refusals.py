@@ -8,8 +8,8 @@ import pytest
 from bridge.goal.authority import (
     EventKind,
     Level,
+    MessageSource,
     SessionEvent,
-    Source,
     SourceKind,
     authorize,
     held_levels,
@@ -73,7 +73,7 @@ def test_a_subagent_refusal_says_so_first() -> None:
 
 def test_a_root_refusal_has_no_subagent_prefix() -> None:
     goal = goal_at_round(1)
-    window = (SessionEvent(EventKind.TURN_START, Source(SourceKind.PLUGIN)),)
+    window = (SessionEvent(EventKind.TURN_START, MessageSource(SourceKind.PLUGIN)),)
     assert refusal(Action.RESUME, window, goal)["message"] == (
         "resume requires a direct human turn"
     )
@@ -99,14 +99,14 @@ def test_a_round_source_without_a_goal_holds_nothing() -> None:
 
 def test_a_source_is_a_round_only_as_a_continuation() -> None:
     goal = goal_at_round(1)
-    same_numbers = Source(SourceKind.HUMAN, goal.id, goal.revision, goal.rounds_started)
+    same_numbers = MessageSource(SourceKind.HUMAN, goal.id, goal.revision, goal.rounds_started)
     assert not same_numbers.is_round_of(goal)
-    assert Source.continuation(goal.id, goal.revision, goal.rounds_started).is_round_of(goal)
-    assert Source.human() == Source(SourceKind.HUMAN, None, None, None)
+    assert MessageSource.continuation(goal.id, goal.revision, goal.rounds_started).is_round_of(goal)
+    assert MessageSource.human() == MessageSource(SourceKind.HUMAN, None, None, None)
 
 
 def test_a_closed_turn_followed_by_messages_is_still_closed() -> None:
-    message = SessionEvent(EventKind.MESSAGE, Source.human())
+    message = SessionEvent(EventKind.MESSAGE, MessageSource.human())
     end = SessionEvent(EventKind.TURN_END)
     assert window_of([HUMAN_START, message, end, message]) is None
     assert window_of([message, HUMAN_START]) == (HUMAN_START,)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.goal import rules
-from bridge.goal.authority import EventKind, SessionEvent, Source
+from bridge.goal.authority import EventKind, MessageSource, SessionEvent
 from bridge.goal.errors import Code, GoalError
 from bridge.goal.model import Action, Change, utc_now
 from bridge.goal.settings import GoalSettings
@@ -129,7 +129,9 @@ def open_fresh(db: Path, worker: int, start: Event, reports: Any) -> None:
     start.wait()
     try:
         with GoalStore.open(db) as store, store.write() as tx:
-            tx.append_event(f"s{worker}", SessionEvent(EventKind.TURN_START, Source.human()), "t")
+            tx.append_event(
+                f"s{worker}", SessionEvent(EventKind.TURN_START, MessageSource.human()), "t"
+            )
         reports.put(("ok", worker))
     except GoalError as error:
         reports.put(("error", worker, error.message))
@@ -165,7 +167,7 @@ def test_opening_waits_for_a_creator_midway_instead_of_failing(tmp_path: Path) -
     finisher.start()
     try:
         with GoalStore.open(db) as store, store.write() as tx:
-            tx.append_event("s", SessionEvent(EventKind.TURN_START, Source.human()), "t")
+            tx.append_event("s", SessionEvent(EventKind.TURN_START, MessageSource.human()), "t")
     finally:
         finisher.join()
     with GoalStore.open(db) as store, store.read() as tx:

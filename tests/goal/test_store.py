@@ -8,7 +8,7 @@ import pytest
 
 from bridge.goal import rules
 from bridge.goal.activation import ProcessIdentity
-from bridge.goal.authority import EventKind, SessionEvent, Source
+from bridge.goal.authority import EventKind, MessageSource, SessionEvent
 from bridge.goal.errors import Code
 from bridge.goal.model import Action, Change, Goal
 from bridge.goal.store import _SCHEMA_V1, SCHEMA_VERSION, GoalStore, Pending, _dumps
@@ -48,7 +48,7 @@ def test_the_store_is_private_to_its_user(db: Path) -> None:
     db.parent.mkdir(mode=0o755)
     db.parent.chmod(0o755)  # whatever the umask, as another tool might have left it
     with GoalStore.open(db) as store, store.write() as tx:
-        tx.append_event("s", SessionEvent(EventKind.TURN_START, Source.human()), NOW)
+        tx.append_event("s", SessionEvent(EventKind.TURN_START, MessageSource.human()), NOW)
         files = [db, db.with_name(db.name + "-wal"), db.with_name(db.name + "-shm")]
         assert {path.name: stat.S_IMODE(path.stat().st_mode) for path in files} == {
             path.name: 0o600 for path in files
@@ -143,8 +143,8 @@ def test_tampered_rows_are_refused_on_replay(db: Path) -> None:
 
 
 def test_window_and_round_count_come_from_the_event_log(db: Path) -> None:
-    human = SessionEvent(EventKind.TURN_START, Source.human())
-    round_one = SessionEvent(EventKind.TURN_START, Source.continuation("g1", 2, 1))
+    human = SessionEvent(EventKind.TURN_START, MessageSource.human())
+    round_one = SessionEvent(EventKind.TURN_START, MessageSource.continuation("g1", 2, 1))
     with GoalStore.open(db) as store, store.write() as tx:
         assert tx.window("s") is None
         tx.append_event("s", human, NOW)
@@ -163,7 +163,7 @@ def test_window_and_round_count_come_from_the_event_log(db: Path) -> None:
 def test_authority_reads_use_indexes_not_scans(db: Path) -> None:
     """Bounded cost: every per-session read is an index search, whatever the history size."""
     with GoalStore.open(db) as store, store.write() as tx:
-        tx.append_event("s", SessionEvent(EventKind.TURN_START, Source.human()), NOW)
+        tx.append_event("s", SessionEvent(EventKind.TURN_START, MessageSource.human()), NOW)
     traced: list[str] = []
     raw = sqlite3.connect(db, isolation_level=None)
     raw.set_trace_callback(traced.append)
