@@ -31,7 +31,7 @@ from bridge.pipeline import (
 from bridge.pipeline.valueclass import Record, field, replace
 from bridge.wire import READ_ONLY_TOOLS, answer
 from bridge.wire.answer import Answer
-from bridge.wire.event import BLOCKING_EVENTS, SUBHOOK_EVENTS, HookEvent
+from bridge.wire.event import BLOCKING_EVENTS, GOAL_EVENTS, SUBHOOK_EVENTS, HookEvent
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported lazily: only goal-enabled calls pay for the goal module, only
@@ -140,7 +140,7 @@ class _Subhooks:
                 verdict = read_run(self.event_name, record.run)
                 item = Judged(hook, verdict)
                 judged.append(item)
-                record.raw, record.reason = verdict.kind, verdict.reason
+                record.verdict, record.reason = verdict.kind, verdict.reason
                 record.action = _action(item)
             report.subhooks.append(record)
         folded = fold(judged, event.tool_input)
@@ -342,7 +342,6 @@ def handle(
 # Judged before something runs: a tool call, or a skill's inline shell command as it loads
 # (Claude Code runs that without a PreToolUse, so it is judged as the Bash call it is).
 PRE_EVENTS = ("PreToolUse", "PreSkillShellCommand")
-GOAL_EVENTS = ("UserPromptSubmit", "Stop")
 # Told with each prompt while goals are on: the model cannot use commands it never hears of.
 GOAL_HINT = (
     "ccbridge goals are on here. When the user asks you to pursue a goal, run through Bash: "
@@ -401,7 +400,7 @@ def _loops(report: "Report") -> bool:
         return False
     if report.event.raw.get("stop_hook_active") is not True:
         return False
-    return not any(item.matched and item.raw in ("deny", "block") for item in report.subhooks)
+    return not any(item.matched and item.verdict in ("deny", "block") for item in report.subhooks)
 
 
 def _pre_tool_use(report: "Report", machine: "Machine") -> None:

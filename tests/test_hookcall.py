@@ -205,7 +205,7 @@ def test_audit_record(bridge: Bridge) -> None:
         }
     ]
     (sub,) = record["subhooks"]
-    assert sub["name"] == "rewriter" and sub["raw"] == "allow" and sub["exit_code"] == 0
+    assert sub["name"] == "rewriter" and sub["verdict"] == "allow" and sub["exit_code"] == 0
     assert sub["where"].endswith("ccbridge.yaml:5 hooks.PreToolUse[0].hooks[0]")
     assert "allow downgraded" in sub["action"]
     assert record["config_digest"] and record["version"]

@@ -173,3 +173,9 @@ class Records:
                 yield record
             else:
                 self.skipped += 1
+
+
+def subhook_verdict(item: "Mapping[str, Any]") -> str:
+    """What a sub-hook of a logged record answered (deny, ask, ...); `raw` is what an older
+    log calls it."""
+    return str(item.get("verdict") or item.get("raw") or "none")

@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from bridge import __version__
+from bridge.audit.log import subhook_verdict
 
 SCOPE = "ccbridge.audit"
 FINAL_EVENT = "ccbridge.tool_decision"
@@ -128,11 +129,11 @@ def log_records(record: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
     for item in subhooks if isinstance(subhooks, list) else []:
         if not isinstance(item, dict):
             continue
-        raw = str(item.get("raw") or "none")
+        verdict = subhook_verdict(item)
         row = {
             **_keys(record),
             "event.name": SUBHOOK_EVENT,
-            "decision": raw,
+            "decision": verdict,
             "source": "subhook",
             "subhook.name": item.get("name"),
             "subhook.where": item.get("where"),
@@ -144,13 +145,17 @@ def log_records(record: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
             "timeUnixNano": when,
             "observedTimeUnixNano": when,
             "severityNumber": SEVERITY_ERROR
-            if raw == "failure"
+            if verdict == "failure"
             else SEVERITY_WARN
-            if raw in _DENYING
+            if verdict in _DENYING
             else SEVERITY_INFO,
-            "severityText": "ERROR" if raw == "failure" else "WARN" if raw in _DENYING else "INFO",
+            "severityText": "ERROR"
+            if verdict == "failure"
+            else "WARN"
+            if verdict in _DENYING
+            else "INFO",
             "eventName": SUBHOOK_EVENT,
-            "body": {"stringValue": str(item.get("reason") or item.get("error") or raw)},
+            "body": {"stringValue": str(item.get("reason") or item.get("error") or verdict)},
             "attributes": attributes(row),
         }
 

@@ -27,7 +27,7 @@ def explain(as_json: bool, config: str | None) -> None:
 
     Every sub-hook runs for real, as under `ccbridge run`, but no audit record is
     written. The trace shows each sub-hook with where it was configured (file:line),
-    whether it matched, its duration, exit code and raw verdict, and what ccbridge did
+    whether it matched, its duration, exit code and own verdict, and what ccbridge did
     with it (downgraded, rewrite recorded, failure turned into deny); then each guard and
     listener; then the answer exactly as `ccbridge run` would print it.
 
@@ -112,7 +112,7 @@ def _subhook_lines(item: Mapping[str, Any]) -> list[str]:
         ]
     ran = f"exit {item['exit_code']}" if item["error"] is None else item["error"]
     lines = [
-        f"  {_word(item['raw']):>4}  {item['name']}",
+        f"  {_word(item['verdict']):>4}  {item['name']}",
         f"        {where}",
         f"        {ran}, {item['duration_ms']} ms",
     ]

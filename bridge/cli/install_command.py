@@ -15,6 +15,7 @@ import click
 from bridge.cli.output import AGENT_HOSTS, file_diff, project_of, say
 from bridge.commands import install as installing
 from bridge.paths import CONFIG_ENV, find_config
+from bridge.wire.event import POST_EVENTS
 
 if TYPE_CHECKING:
     from bridge.config.compiled import CompiledConfig
@@ -74,7 +75,7 @@ def events_needed(env: Mapping[str, str], after: installing.Plan) -> tuple[bool,
         compiled.error is not None
         or compiled.goals.enabled
         or any(compiled.policies.get(kind) for kind in ("post_execute", "observers"))
-        or any(compiled.hooks.get(event) for event in installing.POST_EVENTS)
+        or any(compiled.hooks.get(event) for event in POST_EVENTS)
     )
     return compiled.goals.enabled, post, compiled.error
 

@@ -10,9 +10,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bridge.audit.log import subhook_verdict
+from bridge.wire.event import POST_EVENTS
+
 _RELATIVE = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-POST_EVENTS = ("PostToolUse", "PostToolUseFailure")
 DECISIONS = ("deny", "ask", "block", "none")
 
 
@@ -83,8 +85,9 @@ def summary(records: Sequence[Mapping[str, Any]], slowest: int = 10) -> dict[str
             failures.append({"ts": record.get("ts"), "what": "ccbridge", "reason": record["error"]})
         for item in subhooks_of(record):
             name = str(item.get("name"))
-            per_hook[name][str(item.get("raw") or "none")] += 1
-            if item.get("raw") == "failure":
+            verdict = subhook_verdict(item)
+            per_hook[name][verdict] += 1
+            if verdict == "failure":
                 failures.append(
                     {
                         "ts": record.get("ts"),

@@ -652,8 +652,8 @@ def check_skill_shell(files: Sequence[Path], claude: Claude) -> Iterator[Finding
 def check_goals(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Finding]:
     """Goals need a turn (UserPromptSubmit), rounds (Stop), and PostToolUse to apply a change;
     without them every goal command is refused with no_turn, or judged and never applied."""
-    from bridge.commands.install import GOAL_EVENTS
     from bridge.config.cache import load
+    from bridge.wire.event import GOAL_EVENTS
 
     if (
         not paths

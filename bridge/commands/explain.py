@@ -18,7 +18,7 @@ from bridge.wire.event import HookEvent
 
 def _subhook(record: SubhookRecord) -> dict[str, Any]:
     """The audit's view of a sub-hook, with every key present and the matcher shown."""
-    blank = dict.fromkeys(("duration_ms", "exit_code", "error", "raw", "reason", "action"))
+    blank = dict.fromkeys(("duration_ms", "exit_code", "error", "verdict", "reason", "action"))
     hook = record.hook
     return {**blank, "matcher": hook.matcher, "if": hook.if_rule, **record.to_json()}
 

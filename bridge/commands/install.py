@@ -32,17 +32,9 @@ from typing import Any, Literal
 
 from bridge import CcbridgeError
 from bridge.paths import state_dir
-from bridge.wire.event import SUBHOOK_EVENTS
+from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SKILL_SHELL, SUBHOOK_EVENTS
 
 Scope = Literal["user", "project", "local"]
-TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
-# Registered only when the config does something there (sub-hooks, post-execute or observer
-# policies, goals): each registration is one more ccbridge start on every tool call.
-POST_EVENTS = ("PostToolUse", "PostToolUseFailure")
-GOAL_EVENTS = ("UserPromptSubmit", "Stop")
-# A skill's inline shell command as it loads: registered where the claude found sends it
-# (Claude Code before 2.1.332 opens a dialog at start for a settings file naming it).
-SKILL_SHELL = "PreSkillShellCommand"
 CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_HOOK_TIMEOUT)
 WIDE = 2**31 - 1  # YAML line width: a long command stays on one line, as it was written
 
@@ -454,6 +446,10 @@ def plan_install(
     there (the layered config has post-execute or observer policies; goals imply it)."""
     data = read_settings(where.settings, settings_before)
     notes: list[str] = []
+    # Past PreToolUse, an event is registered only when the config does something there (each
+    # registration is one more ccbridge start on every tool call), and the skill shell event only
+    # where the claude found sends it (before 2.1.332 Claude Code opens a dialog at start for a
+    # settings file naming it).
     wanted = (
         ("PreToolUse",)
         + (POST_EVENTS if post or goals else ())

@@ -19,10 +19,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.commands.install import CC_TIMEOUT, TOOL_EVENTS, InstallError, is_registration
+from bridge.commands.install import CC_TIMEOUT, InstallError, is_registration
 from bridge.paths import MANAGED_DIR_ENV
 
 DROP_IN = "ccbridge.json"
+DROP_IN_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 # onFailure on hook entries needs CC 2.1.295 or later; older versions would ignore it and let a
 # crashed ccbridge through.
 MINIMUM_CC = "2.1.295"
@@ -52,7 +53,7 @@ def hook_entry(executable: str) -> dict[str, Any]:
     }
 
 
-def drop_in(executable: str, events: tuple[str, ...] = TOOL_EVENTS) -> dict[str, Any]:
+def drop_in(executable: str, events: tuple[str, ...] = DROP_IN_EVENTS) -> dict[str, Any]:
     return {
         "requiredMinimumVersion": MINIMUM_CC,
         "hooks": {event: [{"hooks": [hook_entry(executable)]}] for event in events},

@@ -22,7 +22,7 @@ Note = tuple[str, str, str]
 TOPIC = "mods"
 # Claude Code ignores onFailure on these events and on async hooks.
 UNPROTECTED_EVENTS = ("Stop", "SubagentStop", "TaskCompleted", "TeammateIdle")
-_MAX_DEPTH = 6  # marketplace/plugin/version/hooks under ~/.claude/plugins
+_HOOKS_FILE_DEPTH = 6  # path parts to a hooks.json under a plugins root (marketplace/plugin/...)
 
 
 def _load(path: Path) -> Any:
@@ -56,7 +56,7 @@ def hooks_modules(roots: Sequence[Path]) -> list[tuple[Path, list[str]]]:
     found = []
     for root in roots:
         for hooks in sorted(root.glob("**/hooks/hooks.json")) if root.is_dir() else ():
-            if len(hooks.relative_to(root).parts) > _MAX_DEPTH:
+            if len(hooks.relative_to(root).parts) > _HOOKS_FILE_DEPTH:
                 continue
             data = _load(hooks)
             modules = data.get("modules") if isinstance(data, dict) else None

@@ -53,7 +53,7 @@ class SubhookRecord(Record):
     hook: HookSpec
     matched: bool
     run: HookRun | None = None
-    raw: str = ""
+    verdict: str = ""  # the kind the hook answered (deny, ask, ...), before the fold
     reason: str = ""
     action: str = ""
 
@@ -70,7 +70,7 @@ class SubhookRecord(Record):
                 error=self.run.error,
             )
         if self.matched:
-            record.update(raw=self.raw, reason=self.reason, action=self.action)
+            record.update(verdict=self.verdict, reason=self.reason, action=self.action)
         return record
 
 

@@ -59,6 +59,8 @@ BLOCKING_EVENTS = frozenset(
     }
 )
 SKILL_SHELL = "PreSkillShellCommand"
+POST_EVENTS = ("PostToolUse", "PostToolUseFailure")  # after a tool call, as it went
+GOAL_EVENTS = ("UserPromptSubmit", "Stop")  # what a goal is driven by
 
 
 class HookEvent(Record, frozen=True, slots=True):

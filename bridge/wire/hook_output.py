@@ -5,7 +5,7 @@ from __future__ import annotations
 from bridge.pipeline.valueclass import replace
 from bridge.subhooks.verdict import HookRun, Verdict
 from bridge.wire import jsonio
-from bridge.wire.event import MAX_JSON_DEPTH, deeper_than
+from bridge.wire.event import MAX_JSON_DEPTH, SKILL_SHELL, deeper_than
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
@@ -23,7 +23,6 @@ _KEEP_GOING_EVENTS = frozenset({"Stop", "SubagentStop"})
 # Events answered with PreToolUse's permissionDecision. A skill's inline command takes a
 # PreToolUse-shaped answer too (Claude Code 2.1.332 reads either hookEventName there).
 _PERMISSION_EVENTS = frozenset({"PreToolUse", "PreSkillShellCommand"})
-SKILL_SHELL = "PreSkillShellCommand"
 
 
 def _text(data: bytes) -> str:

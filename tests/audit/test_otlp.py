@@ -96,3 +96,14 @@ def test_otlp_json_is_not_mixed_with_the_other_outputs(sandbox: Sandbox) -> None
     write_log(sandbox, RECORDS)
     done = sandbox.run("audit", "--format", "otlp-json", "--summary")
     assert done.returncode == 2 and "not with --summary" in done.stderr
+
+
+def test_a_subhook_verdict_is_read_under_its_name_and_under_an_older_log_s_raw() -> None:
+    from bridge.audit.otlp import export_request
+
+    subhooks = [{"name": "old", "raw": "deny"}, {"name": "new", "verdict": "ask"}]
+    record = {"ts": "2026-01-01T00:00:00.000Z", "event": "PreToolUse", "subhooks": subhooks}
+    request = ExportLogsServiceRequest()
+    json_format.ParseDict(export_request(record, {}), request)
+    rows = request.resource_logs[0].scope_logs[0].log_records[1:]
+    assert [attrs(row.attributes)["decision"] for row in rows] == ["deny", "ask"]

@@ -136,7 +136,7 @@ def report(**changes: Any) -> Report:
                 named("ran"),
                 True,
                 HookRun(exit_code=2, duration_ms=1.5),
-                raw="deny",
+                verdict="deny",
                 reason="no",
                 action="denies",
             ),
@@ -171,7 +171,7 @@ def test_a_record_from_a_report() -> None:
             "duration_ms": 1.5,
             "exit_code": 2,
             "error": None,
-            "raw": "deny",
+            "verdict": "deny",
             "reason": "no",
             "action": "denies",
         }

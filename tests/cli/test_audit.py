@@ -41,7 +41,7 @@ def subhook_entry(name: str, raw: str, ms: float) -> dict[str, Any]:
         "matched": True,
         "duration_ms": ms,
         "exit_code": 2 if raw == "deny" else 0,
-        "raw": raw,
+        "verdict": raw,
         "reason": f"{name} said {raw}",
         "action": "",
     }

@@ -47,9 +47,9 @@ def test_explain_json_and_no_audit_record(sandbox: Sandbox) -> None:
     done = sandbox.run("explain", "--json", stdin=event_json(command="rm x"))
     data = json.loads(done.stdout)
     names = {item["name"]: item for item in data["subhooks"]}
-    assert names["no-rm"]["raw"] == "deny" and names["no-rm"]["exit_code"] == 2
+    assert names["no-rm"]["verdict"] == "deny" and names["no-rm"]["exit_code"] == 2
     assert names["no-rm"]["duration_ms"] >= 0
-    assert names["writer"]["matched"] is False and names["writer"]["raw"] is None
+    assert names["writer"]["matched"] is False and names["writer"]["verdict"] is None
     assert names["rewriter"]["action"].startswith("allow downgraded")
     assert data["steps"][0] == {
         "station": "pre_execute",

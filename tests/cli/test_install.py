@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bridge.commands import install as installing
 from bridge.config.schema import MAX_HOOK_TIMEOUT
-from bridge.wire.event import SUBHOOK_EVENTS
+from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SUBHOOK_EVENTS
 from tests.support.sandbox import Sandbox
 
 ORIGINAL = """{
@@ -232,7 +232,7 @@ def test_install_is_idempotent_and_loses_no_hook(hooks: dict[str, Any], goals: b
         for event, handler in moved
     )
     assert sorted(registered_events(after)) == sorted(
-        set(installing.TOOL_EVENTS + (installing.GOAL_EVENTS if goals else ())) | set(plan.moved)
+        {"PreToolUse", *POST_EVENTS, *(GOAL_EVENTS if goals else ())} | set(plan.moved)
     )
     put_back = installing.without_registration(WHERE.settings, plan.settings_after, plan.moved)
     assert put_back is not None

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.commands import install as installing
-from bridge.commands.install import TOOL_EVENTS
+from bridge.wire.event import POST_EVENTS
 from tests.support.sandbox import Sandbox
 
 
@@ -26,7 +26,7 @@ def test_the_install_record_is_written_0600(sandbox: Sandbox) -> None:
 
 def test_help_names_every_tool_event_install_registers(sandbox: Sandbox) -> None:
     text = " ".join(sandbox.run("--help").stdout.split())
-    assert all(event in text for event in TOOL_EVENTS), text
+    assert all(event in text for event in ("PreToolUse", *POST_EVENTS)), text
 
 
 JSON = st.recursive(

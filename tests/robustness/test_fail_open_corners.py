@@ -78,7 +78,7 @@ def test_an_answer_giving_a_key_twice_is_read_at_its_strictest(sandbox: Sandbox)
         outcome.reason
     )
     [subhook] = record["subhooks"]
-    assert subhook["raw"] == "deny"
+    assert subhook["verdict"] == "deny"
 
 
 def _fsize_limit(limit: int) -> Callable[[], None]:

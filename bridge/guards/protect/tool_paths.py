@@ -53,7 +53,7 @@ _CONTENT_KEYS = frozenset(
     }
 )
 _MAX_STRINGS = 256  # strings looked at per call: a huge input is judged in bounded time
-_MAX_DEPTH = 8
+_INPUT_DEPTH = 8  # levels of a tool input searched for strings that could be paths
 _MAX_PATH = 4096
 
 
@@ -69,7 +69,7 @@ def judge(protection: _Protection, execution: Execution, *, ask: bool) -> str | 
     if not writes and not ask:
         return None
     strings: list[str] = []
-    for text in _strings(execution.input, _MAX_DEPTH):
+    for text in _strings(execution.input, _INPUT_DEPTH):
         strings.append(text)
         if len(strings) > _MAX_STRINGS:
             break
