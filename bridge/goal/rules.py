@@ -246,7 +246,9 @@ def check_change(previous: Goal | None, change: Change, position: int) -> None:
 
 
 def replay(changes: Iterable[Change]) -> Goal | None:
-    """Fold a session's log into its current goal, validating every change on the way."""
+    """Fold a session's log into its current goal, validating every change on the way. No call
+    needs it (the store reads the latest snapshot); kept as the spec's law that replaying the log
+    reproduces the state (docs/spec/goal-authority.md), which tests/goal/test_replay.py holds."""
     state: Goal | None = None
     for position, change in enumerate(changes, start=1):
         check_change(state, change, position)

@@ -58,7 +58,8 @@ class Named(Record, Generic[F], frozen=True, slots=True):
 
 
 class CancelSignal:
-    """Cooperative cancellation handed down the execute waterfall."""
+    """Cooperative cancellation handed down the execute waterfall (DSH's execute stage, kept for
+    the spec with `run_tool`: see the module's docstring)."""
 
     __slots__ = ("_cancelled",)
 
@@ -364,7 +365,8 @@ def run_tool(
     tools: "Mapping[str, Tool]",
     approval: "ApprovalChannel | None" = None,
 ) -> "Outcome":
-    """The whole pipeline for a host that runs its own tools."""
+    """The whole pipeline for a host that runs its own tools: no agent ccbridge serves is one,
+    kept for DSH's spec (docs/spec/dsh-pipeline.md) and its laws' tests (the module's docstring)."""
     verdict = decide(execution, stations, approval)
     trace = list(verdict.trace)
     decision = verdict.decision

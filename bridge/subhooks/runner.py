@@ -73,9 +73,6 @@ class _Live(Record):
     ended: float = 0.0
     done: bool = False
 
-    def open_streams(self) -> int:
-        return (self.stdout is not None) + (self.stderr is not None)
-
 
 def _kill_group(leader: int) -> None:
     try:
