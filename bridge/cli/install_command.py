@@ -4,21 +4,14 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 import sys
 from collections.abc import Callable, Mapping
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from bridge.cli.output import AGENT_HOSTS, file_diff, project_of, say
 from bridge.commands import install as installing
-from bridge.paths import CONFIG_ENV, find_config
-from bridge.wire.event import POST_EVENTS
-
-if TYPE_CHECKING:
-    from bridge.config.compiled import CompiledConfig
 
 SCOPES = {
     "user": ("your user settings, ~/.claude/settings.json", "~/.claude/ccbridge.yaml"),
@@ -58,48 +51,6 @@ def scope_options(moved: str) -> Callable[[Callable[..., None]], Callable[..., N
     return decorate
 
 
-def files_of(scope: installing.Scope, env: Mapping[str, str]) -> installing.InstallFiles:
-    home = Path(env.get("HOME") or Path.home())
-    return installing.install_files(scope, home, project_of(env))
-
-
-def events_needed(env: Mapping[str, str], after: installing.Plan) -> tuple[bool, bool, str | None]:
-    """(goals on, PostToolUse needed, the config's problem) for the layered config as it will be
-    after the install. PostToolUse is needed for goals (a change applies there), post-execute
-    and observer policies, and post-tool sub-hooks of any layer; a config that cannot be read
-    gets it too, so that whatever it turns out to hold still runs once it is fixed."""
-    compiled = layered_after(env, after)
-    if compiled is None:
-        return False, True, None
-    post = (
-        compiled.error is not None
-        or compiled.goals.enabled
-        or any(compiled.policies.get(kind) for kind in ("post_execute", "observers"))
-        or any(compiled.hooks.get(event) for event in POST_EVENTS)
-    )
-    return compiled.goals.enabled, post, compiled.error
-
-
-def layered_after(env: Mapping[str, str], after: installing.Plan) -> CompiledConfig | None:
-    """The layered config as it will be after the install; None without any config file."""
-    from bridge.config.build import compile_sources
-    from bridge.config.compiled import Source, read_sources
-
-    paths = [Path(path) for path in find_config(None, env, project_of(env))[0]]
-    if after.config not in paths:
-        paths.append(after.config)
-    sources = [
-        Source(path, after.config_after, (str(path), 0, 0, ""))
-        if path == after.config
-        else read_sources([path])[0]
-        for path in paths
-        if path != after.config or after.config_after is not None
-    ]
-    if not sources:
-        return None
-    return compile_sources(sources, "install")
-
-
 WALL_SAYS = (
     "sandbox: Claude Code's sandbox is set up in {settings} (sandbox.enabled, "
     "failIfUnavailable, no allowUnsandboxedCommands; denyWrite and Edit deny rules for {write} "
@@ -117,31 +68,6 @@ NO_WALL_SAYS = (
 )
 
 
-def skill_shell_for(env: Mapping[str, str]) -> tuple[bool, str]:
-    """Whether to register PreSkillShellCommand (the claude on PATH sends it), and why."""
-    from bridge.commands.doctor import SKILL_SHELL_SINCE, find_claude, skill_shell_known
-
-    claude = find_claude(env)
-    since = ".".join(map(str, SKILL_SHELL_SINCE))
-    if skill_shell_known(claude):
-        shown = ".".join(map(str, claude.version or ()))
-        return True, (
-            f"registered for PreSkillShellCommand (claude {shown}): a skill's or command's "
-            "inline shell commands are judged as they load, as a Bash call is"
-        )
-    found = (
-        f"claude {'.'.join(map(str, claude.version))}"
-        if claude.version is not None
-        else str(claude.problem)
-    )
-    return False, (
-        f"not registered for PreSkillShellCommand ({found}; the event needs claude {since} or "
-        "later, and older ones open a dialog at start for a settings file naming it): a skill's "
-        "inline shell commands are not judged by ccbridge; run `ccbridge install` again after "
-        "updating claude"
-    )
-
-
 def show(plan: installing.Plan, diff: bool) -> None:
     """The notes, and with `diff` the changes to both files as a unified diff."""
     files = (
@@ -154,40 +80,6 @@ def show(plan: installing.Plan, diff: bool) -> None:
             say(text)
     for note in plan.notes:
         say(f"note: {note}")
-
-
-def registration_for(
-    scope: installing.Scope, executable: str, env: Mapping[str, str]
-) -> tuple[installing.Command, str]:
-    """The command to register and a note saying what was chosen and why: the shared project
-    file gets a launcher that finds `ccbridge` through PATH on whichever machine runs it (this
-    machine's path means nothing on a teammate's); the user and local files, which stay on this
-    machine, get the absolute path, so Claude Code finds it whatever its PATH."""
-    shared = files_of("project", env).settings
-    if scope == "local" and installing.registered_commands(installing.read_bytes(shared)):
-        # the same command as the shared file's: Claude Code runs an identical command once
-        return installing.launcher_command, (
-            f"registered as `ccbridge run` found through PATH, the command {shared} registers: "
-            "Claude Code runs one command named in several settings files once"
-        )
-    if scope != "project":
-        return installing.registration_command(executable), (
-            f"registered as {executable} (an absolute path: {scope} settings stay on this machine)"
-        )
-    found = shutil.which("ccbridge", path=env.get("PATH"))
-    said = (
-        "registered as `ccbridge run` found through PATH, as the project's settings.json is "
-        "shared: each teammate's Claude Code runs their own ccbridge, and where it is missing "
-        f'refuses tool calls and prompts with "{installing.INSTALL_HINT}"'
-    )
-    if found is None:
-        said += (
-            f"; ccbridge is not on this PATH (it is at {executable}): put "
-            f"{Path(executable).parent} on PATH, or install with --local for this machine only"
-        )
-    elif Path(found).resolve() != Path(executable).resolve():
-        said += f"; on this PATH that is {found}, not {executable}"
-    return installing.launcher_command, said
 
 
 def managed_options(function: Callable[..., None]) -> Callable[..., None]:
@@ -291,128 +183,43 @@ def install(
         _install_for_agent(host, scope, dry_run)
         return
     env = os.environ
-    where = files_of(scope, env)
-    plan, companion, config_error = _planned(scope, where, env, no_sandbox)
-    if env.get(CONFIG_ENV):
-        plan.notes.append(
-            f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"
-        )
-    if config_error:
-        plan.notes.append(f"the config has problems, run `ccbridge check`: {config_error}")
+    executable = installing.ccbridge_executable(sys.argv[0])
+    planned = installing.plan_for_scope(
+        scope, env, project_of(env), executable, no_sandbox=no_sandbox
+    )
+    plan, companion = planned.plan, planned.companion
     if companion is not None and companion.changed:
         write_companion(companion, env, dry_run)
     if not plan.changed:
-        say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        say(f"ccbridge is already installed in {plan.settings}; nothing to change")
         if no_sandbox:
             say(NO_WALL_SAYS)
         return
-    if write_install(plan, where, env, dry_run):
+    if write_install(plan, env, dry_run):
         tell_wall(plan, no_sandbox)
 
 
-def _planned(
-    scope: installing.Scope,
-    where: installing.InstallFiles,
-    env: Mapping[str, str],
-    no_sandbox: bool,
-) -> tuple[installing.Plan, installing.Plan | None, str | None]:
-    """(the plan for the settings file and the config, the local copy's plan for a project
-    install, a problem of the config); an InstallError is the command's message."""
-    command, chosen = registration_for(scope, installing.ccbridge_executable(sys.argv[0]), env)
-    settings = installing.read_bytes(where.settings)
-    config = installing.read_bytes(where.config)
-    skill_shell, said_skill = skill_shell_for(env)
-    plan = installing.plan_install(
-        where, settings, config, command, goals=False, skill_shell=skill_shell, post=False
-    )
-    goals, post, config_error = events_needed(env, plan)
-    if goals or post:
-        plan = installing.plan_install(
-            where, settings, config, command, goals=goals, skill_shell=skill_shell, post=post
-        )
-    if not no_sandbox:
-        plan = with_wall(env, plan, scope)
-    companion = companion_of(env, plan, no_sandbox) if scope == "project" else None
-    plan.notes.extend((chosen, said_skill))
-    return plan, companion, config_error
+def _write(plan: installing.Plan, env: Mapping[str, str]) -> None:
+    try:
+        installing.write_with_backup(env, plan)
+    except (OSError, installing.InstallError) as error:
+        raise click.ClickException(f"install failed: {error}") from None
 
 
-def write_install(
-    plan: installing.Plan, where: installing.InstallFiles, env: Mapping[str, str], dry_run: bool
-) -> bool:
+def write_install(plan: installing.Plan, env: Mapping[str, str], dry_run: bool) -> bool:
     """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
     written. Any agent's settings file (`--host`) goes this way too."""
     show(plan, dry_run)
     if dry_run:
         say("dry run: nothing was written")
         return False
-    backup = installing.backup_file(env, where.settings)
-    try:
-        installing.write_backup(
-            backup, installing.next_backup(installing.load_backup(backup), plan)
-        )
-        installing.apply(plan)
-    except (OSError, installing.InstallError) as error:
-        raise click.ClickException(f"install failed: {error}") from None
+    _write(plan, env)
     moved = sum(len(group["hooks"]) for groups in plan.moved.values() for group in groups)
     say(
-        f"installed ccbridge in {where.settings}"
-        + (f"; moved {moved} hook(s) into {where.config}" if moved else "")
+        f"installed ccbridge in {plan.settings}"
+        + (f"; moved {moved} hook(s) into {plan.config}" if moved else "")
     )
     return True
-
-
-def with_wall(
-    env: Mapping[str, str], plan: installing.Plan, scope: installing.Scope
-) -> installing.Plan:
-    """The plan with the wall in its settings file: for the shared project file, what every
-    machine keeps in spellings that mean it on every machine (no path of this one); for the
-    others, everything this machine keeps, by absolute path."""
-    from bridge import wall
-
-    project = str(project_of(env))
-    if scope == "project":
-        hooks = project_hooks(plan)
-        keep = wall.shared_protected(project, hooks)
-        return installing.put_up_wall(plan, keep, {"HOME": wall.SHARED_HOME}, project)
-    return installing.put_up_wall(plan, machine_wall(env, plan), env)
-
-
-def machine_wall(env: Mapping[str, str], plan: installing.Plan) -> Any:
-    """Everything the wall keeps on this machine (bridge.wall.Protected)."""
-    from bridge import wall
-
-    compiled = layered_after(env, plan)
-    hooks = compiled.hooks if compiled is not None else {}
-    audit = compiled.audit.path if compiled is not None else None
-    return wall.protected(env, str(project_of(env)), hooks, audit)
-
-
-def project_hooks(plan: installing.Plan) -> Mapping[str, Any]:
-    """The hooks of the project's committed config alone, as it will be after the install."""
-    from bridge.config.build import compile_sources
-    from bridge.config.compiled import Source
-
-    if plan.config_after is None:
-        return {}
-    source = Source(plan.config, plan.config_after, (str(plan.config), 0, 0, ""))
-    return compile_sources([source], "install", wide=0).hooks
-
-
-def companion_of(
-    env: Mapping[str, str], plan: installing.Plan, no_sandbox: bool
-) -> installing.Plan:
-    """This machine's local settings beside a project install: the shared file's registration
-    again (Claude Code runs it once) and, unless --no-sandbox, the whole wall by this machine's
-    paths, so that the protection holds when the shared file cannot be read (a merge conflict
-    left in it) and covers what this machine sets for itself ($CCBRIDGE_STATE_DIR, XDG dirs)."""
-    local = files_of("local", env).settings
-    companion = installing.plan_companion(
-        local, installing.read_bytes(local), installing.registered_commands(plan.settings_after)
-    )
-    return (
-        companion if no_sandbox else installing.put_up_wall(companion, machine_wall(env, plan), env)
-    )
 
 
 def write_companion(plan: installing.Plan, env: Mapping[str, str], dry_run: bool) -> None:
@@ -420,14 +227,7 @@ def write_companion(plan: installing.Plan, env: Mapping[str, str], dry_run: bool
     show(plan, dry_run)
     if dry_run:
         return
-    backup = installing.backup_file(env, plan.settings)
-    try:
-        installing.write_backup(
-            backup, installing.next_backup(installing.load_backup(backup), plan)
-        )
-        installing.apply(plan)
-    except (OSError, installing.InstallError) as error:
-        raise click.ClickException(f"install failed: {error}") from None
+    _write(plan, env)
     said = installing.keep_out_of_git(plan.settings)
     say(
         f"wrote this machine's copy of the registration and the wall to {plan.settings} "
@@ -448,19 +248,12 @@ def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> Non
     from bridge.commands import agents
 
     env = os.environ
-    try:
-        spec = agents.agent(name)
-        where = agents.install_files(name, scope, env, project_of(env))
-        run = agents.command(installing.ccbridge_executable(sys.argv[0]), name)
-        settings = installing.read_bytes(where.settings)
-        config = installing.read_bytes(where.config)
-        plan = agents.plan_install(spec, where, settings, config, run)
-    except installing.InstallError as error:
-        raise click.ClickException(str(error)) from None
+    executable = installing.ccbridge_executable(sys.argv[0])
+    plan = agents.plan_for(name, scope, env, project_of(env), executable)
     if not plan.changed:
-        say(f"ccbridge is already installed in {where.settings}; nothing to change")
+        say(f"ccbridge is already installed in {plan.settings}; nothing to change")
         return
-    if write_install(plan, where, env, dry_run):
+    if write_install(plan, env, dry_run):
         for finding in agents.diagnose(name, env, project_of(env)):
             if finding.topic in ("codex", "fail-open"):
                 say(f"note: {finding.message}")

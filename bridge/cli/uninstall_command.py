@@ -6,7 +6,7 @@ import os
 
 import click
 
-from bridge.cli.install_command import files_of, managed_options, run_managed, scope_options, show
+from bridge.cli.install_command import managed_options, run_managed, scope_options, show
 from bridge.cli.output import AGENT_HOSTS, project_of, say
 from bridge.commands import install as installing
 
@@ -50,9 +50,10 @@ def uninstall(
         where = agents.install_files(host, scope, os.environ, project_of(os.environ))
         uninstall_from(where, dry_run)
         return
-    uninstall_from(files_of(scope, os.environ), dry_run)
-    local = files_of("local", os.environ)
-    if scope == "project" and installing.backup_file(os.environ, local.settings).is_file():
+    env = os.environ
+    uninstall_from(installing.files_of(scope, env, project_of(env)), dry_run)
+    local = installing.files_of("local", env, project_of(env))
+    if scope == "project" and installing.backup_file(env, local.settings).is_file():
         # the project install's copy for this machine (or an install --local): both go
         uninstall_from(local, dry_run)
 

@@ -223,9 +223,17 @@ def install_files(
 ) -> installing.InstallFiles:
     """The agent's settings file, and the ccbridge config layer of the same scope: every agent
     is judged by the same config."""
-    home = Path(env.get("HOME") or Path.home())
-    config = installing.install_files(scope, home, project).config
+    config = installing.files_of(scope, env, project).config
     return installing.InstallFiles(settings_file(name, scope, env, project), config)
+
+
+def plan_for(
+    name: str, scope: installing.Scope, env: Mapping[str, str], project: Path, executable: str
+) -> installing.Plan:
+    """`ccbridge install --host NAME` as this machine stands; an InstallError says why not."""
+    where = install_files(name, scope, env, project)
+    settings, config = installing.read_bytes(where.settings), installing.read_bytes(where.config)
+    return plan_install(agent(name), where, settings, config, command(executable, name))
 
 
 def command(executable: str, name: str) -> str:
@@ -274,11 +282,11 @@ def plan_install(
                     out.append(group)
                 continue
             mine = [h for h in items if not installing.is_registration(h)]
-            go = [h for h in mine if spec.moves_hooks and _movable(event, h)]
+            go = [h for h in mine if spec.moves_hooks and installing.movable(event, h)]
             stay = [h for h in mine if h not in go]
             if go:
                 moved.setdefault(event, []).append(
-                    {**group, "hooks": [installing._capped(h, event, notes) for h in go]}
+                    {**group, "hooks": [installing.capped(h, event, notes) for h in go]}
                 )
             if stay:
                 out.append({**group, "hooks": stay})
@@ -292,18 +300,15 @@ def plan_install(
                 f"{where.settings}: the other {event} hooks stay and run beside ccbridge, "
                 f"outside its fold (a crash or hang of theirs lets the call run)"
             )
-    config_after = config
-    if moved:
-        config_after = installing._config_with(where.config, config, moved, where.settings, notes)
-        installing._check_config(where.config, config_after)
-    after = {**data, "hooks": hooks}
-    settings_after = (
-        settings
-        if settings is not None and after == data
-        else installing.dump_settings(after, settings)
-    )
-    return installing.Plan(
-        where.settings, where.config, settings, settings_after, config, config_after, moved, notes
+    config_after = installing.config_with_moved(where, config, moved, notes) if moved else config
+    return installing.settings_plan(
+        where,
+        data,
+        hooks,
+        bytes_before=(settings, config),
+        config_after=config_after,
+        moved=moved,
+        notes=notes,
     )
 
 
@@ -320,11 +325,6 @@ def _plan_plugin(
         )
     after = opencode_plugin(run, spec.timeout)
     return installing.Plan(where.settings, where.config, settings, after, config, config, {}, [])
-
-
-def _movable(event: str, item: Any) -> bool:
-    """A Codex command hook on an event ccbridge runs: Codex's events are CC's."""
-    return installing._movable(event, item)
 
 
 # --- doctor ---------------------------------------------------------------------------------

@@ -10,8 +10,9 @@ UserPromptSubmit and Stop when goals are on. The registration calls
 on each sub-hook. The original bytes of both files are kept in the state directory, so uninstall
 can put them back exactly when nobody has edited them since.
 
-The planning functions are pure (bytes in, bytes out); `write_plan` and the backup functions do
-the I/O.
+The planning functions are pure (bytes in, bytes out); `plan_for_scope` chooses what they plan
+from the machine (the files as they are, the layered config as it will be, the `claude` and
+`ccbridge` on PATH); `apply`, `write_with_backup` and the backup functions do the I/O.
 """
 
 from __future__ import annotations
@@ -28,11 +29,14 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from bridge import CcbridgeError
-from bridge.paths import state_dir
+from bridge.paths import CONFIG_ENV, find_config, state_dir
 from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SKILL_SHELL, SUBHOOK_EVENTS
+
+if TYPE_CHECKING:
+    from bridge.config.compiled import CompiledConfig
 
 Scope = Literal["user", "project", "local"]
 CC_TIMEOUT = 60  # seconds; ccbridge itself caps a sub-hook at 50 s (schema.MAX_HOOK_TIMEOUT)
@@ -174,7 +178,9 @@ def is_registration(handler: Any) -> bool:
     return len(words) >= 2 and Path(words[0]).name == "ccbridge" and words[1] == "run"
 
 
-def _movable(event: str, handler: Any) -> bool:
+def movable(event: str, handler: Any) -> bool:
+    """A hook install moves into ccbridge's config: a command hook, not async, on an event
+    ccbridge runs (every agent's settings whose events are CC's)."""
     return (
         event in SUBHOOK_EVENTS
         and isinstance(handler, Mapping)
@@ -277,7 +283,8 @@ def _dump(value: Any, indent: str, inline: Mapping[tuple[str, str], str], depth:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
+def capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
+    """A moved hook with its timeout lowered to ccbridge's cap, said in `notes`."""
     from bridge.config.schema import MAX_HOOK_TIMEOUT  # pydantic: only when a hook moves
 
     timeout = handler.get("timeout")
@@ -312,11 +319,11 @@ def _split_hooks(
                 out.append(group)  # not ours to judge: CC will say what is wrong with it
                 continue
             ours = [h for h in handlers if is_registration(h)]
-            stay = [h for h in handlers if not is_registration(h) and not _movable(event, h)]
+            stay = [h for h in handlers if not is_registration(h) and not movable(event, h)]
             go = [
-                _capped(h, event, notes)
+                capped(h, event, notes)
                 for h in handlers
-                if not is_registration(h) and _movable(event, h)
+                if not is_registration(h) and movable(event, h)
             ]
             if go:
                 moved.setdefault(event, []).append({**group, "hooks": go})
@@ -391,6 +398,39 @@ def starter_config(settings: Path, moved: Mapping[str, list[Any]]) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
+def config_with_moved(
+    where: InstallFiles, before: bytes | None, moved: Mapping[str, list[Any]], notes: list[str]
+) -> bytes:
+    """The config with the moved hooks added (a starter config where there is none), checked:
+    an InstallError when they would make it invalid."""
+    after = _config_with(where.config, before, moved, where.settings, notes)
+    _check_config(where.config, after)
+    return after
+
+
+def settings_plan(
+    where: InstallFiles,
+    data: Mapping[str, Any],
+    hooks: Mapping[str, list[Any]],
+    *,
+    bytes_before: tuple[bytes | None, bytes | None],
+    config_after: bytes | None,
+    moved: dict[str, list[Any]],
+    notes: list[str],
+) -> Plan:
+    """The plan that puts `hooks` in the settings file read as `data` (`bytes_before`: the
+    settings file's and the config's); with nothing else changed the settings file keeps its
+    bytes."""
+    settings, config = bytes_before
+    after = {**data, "hooks": dict(hooks)}
+    settings_after = (
+        settings if settings is not None and after == data else dump_settings(after, settings)
+    )
+    return Plan(
+        where.settings, where.config, settings, settings_after, config, config_after, moved, notes
+    )
+
+
 def _config_with(
     path: Path,
     before: bytes | None,
@@ -459,8 +499,7 @@ def plan_install(
     hooks, moved = _split_hooks(data.get("hooks", {}), command, wanted, [])
     config_after = config_before
     if moved or config_before is None:
-        config_after = _config_with(where.config, config_before, moved, where.settings, notes)
-        _check_config(where.config, config_after)
+        config_after = config_with_moved(where, config_before, moved, notes)
     if config_before is None:
         notes.append(
             f"wrote {where.config} with the ready-made guards on: "
@@ -484,21 +523,14 @@ def plan_install(
             + ", ".join(best_effort)
             + f"; for a hook that only advises, add `onFailure: ignore` to it in {where.config}"
         )
-    after_data = {**data, "hooks": hooks}
-    settings_after = (
-        settings_before
-        if settings_before is not None and after_data == data
-        else dump_settings(after_data, settings_before)
-    )
-    return Plan(
-        where.settings,
-        where.config,
-        settings_before,
-        settings_after,
-        config_before,
-        config_after,
-        moved,
-        notes,
+    return settings_plan(
+        where,
+        data,
+        hooks,
+        bytes_before=(settings_before, config_before),
+        config_after=config_after,
+        moved=moved,
+        notes=notes,
     )
 
 
@@ -938,3 +970,205 @@ def read_bytes(path: Path) -> bytes | None:
         return None
     except OSError as error:
         raise InstallError(f"{path}: cannot read it ({error.strerror})") from None
+
+
+def write_with_backup(env: Mapping[str, str], plan: Plan) -> None:
+    """Keep the originals of the plan's files (so that uninstall can put them back), then write
+    it. Any agent's settings file, and the local copy beside a project install, go this way."""
+    backup = backup_file(env, plan.settings)
+    write_backup(backup, next_backup(load_backup(backup), plan))
+    apply(plan)
+
+
+# Planning from the machine: the settings and config files as they are, the layered config as
+# it will be, the `claude` and `ccbridge` found on PATH. The functions above plan from bytes.
+
+
+def home_of(env: Mapping[str, str]) -> Path:
+    return Path(env.get("HOME") or Path.home())
+
+
+def files_of(scope: Scope, env: Mapping[str, str], project: Path) -> InstallFiles:
+    return install_files(scope, home_of(env), project)
+
+
+@dataclass(frozen=True)
+class Planned:
+    """An install as planned: the settings file and the config, and the local copy beside a
+    project install (None for the others)."""
+
+    plan: Plan
+    companion: Plan | None
+
+
+def plan_for_scope(
+    scope: Scope, env: Mapping[str, str], project: Path, executable: str, *, no_sandbox: bool
+) -> Planned:
+    """`ccbridge install` for Claude Code in `scope`, as this machine stands; an InstallError
+    says why a file cannot be edited safely."""
+    where = files_of(scope, env, project)
+    command, chosen = registration_for(scope, executable, env, project)
+    settings, config = read_bytes(where.settings), read_bytes(where.config)
+    skill_shell, said_skill = skill_shell_for(env)
+    plan = plan_install(
+        where, settings, config, command, goals=False, skill_shell=skill_shell, post=False
+    )
+    goals, post, config_error = events_needed(env, project, plan)
+    if goals or post:
+        plan = plan_install(
+            where, settings, config, command, goals=goals, skill_shell=skill_shell, post=post
+        )
+    if not no_sandbox:
+        plan = with_wall(env, project, plan, scope)
+    companion = companion_of(env, project, plan, no_sandbox) if scope == "project" else None
+    plan.notes.extend((chosen, said_skill))
+    if env.get(CONFIG_ENV):
+        plan.notes.append(
+            f"${CONFIG_ENV} is set: ccbridge reads only that file, not {where.config}"
+        )
+    if config_error:
+        plan.notes.append(f"the config has problems, run `ccbridge check`: {config_error}")
+    return Planned(plan, companion)
+
+
+def events_needed(
+    env: Mapping[str, str], project: Path, after: Plan
+) -> tuple[bool, bool, str | None]:
+    """(goals on, PostToolUse needed, the config's problem) for the layered config as it will be
+    after the install. PostToolUse is needed for goals (a change applies there), post-execute
+    and observer policies, and post-tool sub-hooks of any layer; a config that cannot be read
+    gets it too, so that whatever it turns out to hold still runs once it is fixed."""
+    compiled = layered_after(env, project, after)
+    if compiled is None:
+        return False, True, None
+    post = (
+        compiled.error is not None
+        or compiled.goals.enabled
+        or any(compiled.policies.get(kind) for kind in ("post_execute", "observers"))
+        or any(compiled.hooks.get(event) for event in POST_EVENTS)
+    )
+    return compiled.goals.enabled, post, compiled.error
+
+
+def layered_after(env: Mapping[str, str], project: Path, after: Plan) -> CompiledConfig | None:
+    """The layered config as it will be after the install; None without any config file."""
+    from bridge.config.build import compile_sources
+    from bridge.config.compiled import Source, read_sources
+
+    paths = [Path(path) for path in find_config(None, env, project)[0]]
+    if after.config not in paths:
+        paths.append(after.config)
+    sources = [
+        Source(path, after.config_after, (str(path), 0, 0, ""))
+        if path == after.config
+        else read_sources([path])[0]
+        for path in paths
+        if path != after.config or after.config_after is not None
+    ]
+    if not sources:
+        return None
+    return compile_sources(sources, "install")
+
+
+def skill_shell_for(env: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether to register PreSkillShellCommand (the claude on PATH sends it), and why."""
+    from bridge.commands.claude_on_path import SKILL_SHELL_SINCE, find_claude, skill_shell_known
+
+    claude = find_claude(env)
+    since = ".".join(map(str, SKILL_SHELL_SINCE))
+    if skill_shell_known(claude):
+        shown = ".".join(map(str, claude.version or ()))
+        return True, (
+            f"registered for PreSkillShellCommand (claude {shown}): a skill's or command's "
+            "inline shell commands are judged as they load, as a Bash call is"
+        )
+    found = (
+        f"claude {'.'.join(map(str, claude.version))}"
+        if claude.version is not None
+        else str(claude.problem)
+    )
+    return False, (
+        f"not registered for PreSkillShellCommand ({found}; the event needs claude {since} or "
+        "later, and older ones open a dialog at start for a settings file naming it): a skill's "
+        "inline shell commands are not judged by ccbridge; run `ccbridge install` again after "
+        "updating claude"
+    )
+
+
+def registration_for(
+    scope: Scope, executable: str, env: Mapping[str, str], project: Path
+) -> tuple[Command, str]:
+    """The command to register and a note saying what was chosen and why: the shared project
+    file gets a launcher that finds `ccbridge` through PATH on whichever machine runs it (this
+    machine's path means nothing on a teammate's); the user and local files, which stay on this
+    machine, get the absolute path, so Claude Code finds it whatever its PATH."""
+    shared = files_of("project", env, project).settings
+    if scope == "local" and registered_commands(read_bytes(shared)):
+        # the same command as the shared file's: Claude Code runs an identical command once
+        return launcher_command, (
+            f"registered as `ccbridge run` found through PATH, the command {shared} registers: "
+            "Claude Code runs one command named in several settings files once"
+        )
+    if scope != "project":
+        return registration_command(executable), (
+            f"registered as {executable} (an absolute path: {scope} settings stay on this machine)"
+        )
+    found = shutil.which("ccbridge", path=env.get("PATH"))
+    said = (
+        "registered as `ccbridge run` found through PATH, as the project's settings.json is "
+        "shared: each teammate's Claude Code runs their own ccbridge, and where it is missing "
+        f'refuses tool calls and prompts with "{INSTALL_HINT}"'
+    )
+    if found is None:
+        said += (
+            f"; ccbridge is not on this PATH (it is at {executable}): put "
+            f"{Path(executable).parent} on PATH, or install with --local for this machine only"
+        )
+    elif Path(found).resolve() != Path(executable).resolve():
+        said += f"; on this PATH that is {found}, not {executable}"
+    return launcher_command, said
+
+
+def with_wall(env: Mapping[str, str], project: Path, plan: Plan, scope: Scope) -> Plan:
+    """The plan with the wall in its settings file: for the shared project file, what every
+    machine keeps in spellings that mean it on every machine (no path of this one); for the
+    others, everything this machine keeps, by absolute path."""
+    from bridge import wall
+
+    if scope == "project":
+        keep = wall.shared_protected(str(project), project_hooks(plan))
+        return put_up_wall(plan, keep, {"HOME": wall.SHARED_HOME}, str(project))
+    return put_up_wall(plan, machine_wall(env, project, plan), env)
+
+
+def machine_wall(env: Mapping[str, str], project: Path, plan: Plan) -> Any:
+    """Everything the wall keeps on this machine (bridge.wall.Protected)."""
+    from bridge import wall
+
+    compiled = layered_after(env, project, plan)
+    hooks = compiled.hooks if compiled is not None else {}
+    audit = compiled.audit.path if compiled is not None else None
+    return wall.protected(env, str(project), hooks, audit)
+
+
+def project_hooks(plan: Plan) -> Mapping[str, Any]:
+    """The hooks of the project's committed config alone, as it will be after the install."""
+    from bridge.config.build import compile_sources
+    from bridge.config.compiled import Source
+
+    if plan.config_after is None:
+        return {}
+    source = Source(plan.config, plan.config_after, (str(plan.config), 0, 0, ""))
+    return compile_sources([source], "install", wide=0).hooks
+
+
+def companion_of(env: Mapping[str, str], project: Path, plan: Plan, no_sandbox: bool) -> Plan:
+    """This machine's local settings beside a project install: the shared file's registration
+    again (Claude Code runs it once) and, unless --no-sandbox, the whole wall by this machine's
+    paths, so that the protection holds when the shared file cannot be read (a merge conflict
+    left in it) and covers what this machine sets for itself ($CCBRIDGE_STATE_DIR, XDG dirs)."""
+    local = files_of("local", env, project).settings
+    companion = plan_companion(local, read_bytes(local), registered_commands(plan.settings_after))
+    if no_sandbox:
+        return companion
+    return put_up_wall(companion, machine_wall(env, project, plan), env)

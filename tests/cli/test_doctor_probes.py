@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from pytest_subprocess import FakeProcess
 
-from bridge.commands.doctor import PROBE_TIMEOUT, check_claude, probe
+from bridge.commands.claude_on_path import PROBE_TIMEOUT
+from bridge.commands.doctor import check_claude, probe
 
 
 @pytest.fixture
