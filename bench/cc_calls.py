@@ -222,19 +222,9 @@ def session(binary: Path, case: Case, calls: int) -> tuple[list[float], float]:
     and the CPU time of Claude Code and every process it waited for (its hooks and theirs)."""
     script = [Turn.bash("true") for _ in range(calls)] + [Turn.say("done")]
     project = case.project.resolve()
-    harness._trust_project(case.home, project)
+    harness.trust_project(case.home, project)
     with TimedStub(script) as stub:
-        env = {
-            "HOME": str(case.home),
-            "LANG": "C.UTF-8",
-            "ANTHROPIC_API_KEY": "dummy",
-            "ANTHROPIC_BASE_URL": stub.base_url,
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
-            **case.env,
-        }
+        env = {**harness.offline_env(case.home, stub.base_url), **case.env}
         before = children_cpu()
         done = subprocess.run(
             [str(binary), "-p", "Do the task.", "--output-format", "json"],

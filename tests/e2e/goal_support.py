@@ -33,12 +33,12 @@ from bridge.goal.store import GoalStore
 
 from .harness import (
     Result,
-    _trust_project,
     ccbridge_executable,
     claude_binary,
     claude_cache,
     pinned_versions,
     run_claude,
+    trust_project,
     version_tuple,
 )
 from .model_stub import RecordedRequest, ToolCall, Turn
@@ -124,7 +124,7 @@ class GoalSession:
         for directory in (self.project, self.home):
             directory.mkdir(parents=True, exist_ok=True)
         if self.trusted:
-            _trust_project(self.home, self.project.resolve())
+            trust_project(self.home, self.project.resolve())
         else:
             (self.home / ".claude.json").write_text("{}", encoding="utf-8")
         self.config = self.root / "ccbridge.yaml"

@@ -96,7 +96,23 @@ class Result:
         return denials if isinstance(denials, list) else []
 
 
-def _trust_project(home: Path, project_dir: Path) -> None:
+def offline_env(home: Path, base_url: str) -> dict[str, str]:
+    """What Claude Code runs with offline: `home`, the model stand-in at `base_url` with a dummy
+    key, and no auto-update, telemetry, error reports or other traffic. The e2e runs and the
+    per-call bench (bench/cc_calls.py) start it so."""
+    return {
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        "ANTHROPIC_API_KEY": "dummy",
+        "ANTHROPIC_BASE_URL": base_url,
+        "DISABLE_AUTOUPDATER": "1",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
+    }
+
+
+def trust_project(home: Path, project_dir: Path) -> None:
     """Project settings (its permission rules) only count in a workspace CC trusts."""
     state = {"projects": {str(project_dir): {"hasTrustDialogAccepted": True}}}
     (home / ".claude.json").write_text(json.dumps(state), encoding="utf-8")
@@ -134,17 +150,10 @@ def run_claude(
         (project_dir / ".claude" / "settings.json").write_text(text, encoding="utf-8")
     with tempfile.TemporaryDirectory(prefix="cc-home-") as home_dir, ModelStub(script) as stub:
         home = home or Path(home_dir)
-        _trust_project(home, project_dir)
+        trust_project(home, project_dir)
         cc_env = {
             "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": str(home),
-            "LANG": "C.UTF-8",
-            "ANTHROPIC_API_KEY": "dummy",
-            "ANTHROPIC_BASE_URL": stub.base_url,
-            "DISABLE_AUTOUPDATER": "1",
-            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "DISABLE_TELEMETRY": "1",
-            "DISABLE_ERROR_REPORTING": "1",
+            **offline_env(home, stub.base_url),
             **(env or {}),
         }
         completed = subprocess.run(
