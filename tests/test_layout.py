@@ -193,6 +193,42 @@ def test_classes_named_twice_sees_a_class_in_two_modules(tmp_path: Path) -> None
 HOSTS = PACKAGE / "wire" / "hosts"
 
 
+def constants_named_twice(root: Path, protocol: Path | None = None) -> dict[str, list[str]]:
+    """Public module-level UPPER_CASE names assigned by more than one module; the modules under
+    `protocol` (one interface, a module per agent: each its NAME, TOOLS, ...) are left out."""
+    places: dict[str, list[str]] = {}
+    for dotted, path in module_names(root).items():
+        if protocol is not None and path.is_relative_to(protocol):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = node.targets if isinstance(node, ast.Assign) else []
+            if isinstance(node, ast.AnnAssign):
+                targets = [node.target]
+            for target in targets:
+                name = target.id if isinstance(target, ast.Name) else ""
+                if name.isupper() and not name.startswith("_") and name != "TYPE_CHECKING":
+                    places.setdefault(name, []).append(dotted)
+    return {name: where for name, where in places.items() if len(where) > 1}
+
+
+def test_no_two_modules_define_a_constant_of_one_name() -> None:
+    """`MAX_DEPTH` was 32 in one module and 200 in another, `SKILL_SHELL` the same string in
+    three: one value is defined once and imported, two values have two names."""
+    assert constants_named_twice(PACKAGE, HOSTS) == {}
+
+
+def test_constants_named_twice_sees_two_modules_and_leaves_the_protocol(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    (package / "hosts").mkdir(parents=True)
+    for relative in ("__init__.py", "hosts/__init__.py"):
+        (package / relative).write_text("")
+    (package / "a.py").write_text("MAX_DEPTH = 32\n_OWN = 1\nTYPE_CHECKING = False\n")
+    (package / "b.py").write_text("MAX_DEPTH: int = 200\n_OWN = 2\nTYPE_CHECKING = False\n")
+    (package / "hosts" / "one.py").write_text("NAME = 'one'\n")
+    (package / "hosts" / "two.py").write_text("NAME = 'two'\n")
+    assert constants_named_twice(package, package / "hosts") == {"MAX_DEPTH": ["pkg.a", "pkg.b"]}
+
+
 def test_host_means_an_agent_ccbridge_speaks_for() -> None:
     """A host is an agent whose wire format ccbridge speaks (bridge/wire/hosts/); what the engine
     takes from its machine and the code that changes goal state have names of their own."""

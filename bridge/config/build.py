@@ -41,8 +41,8 @@ from bridge.wire.event import CC_EVENTS, NOT_RUN, SUBHOOK_EVENTS, deeper_than
 Location = tuple[str | int, ...]
 # A real config nests some eight levels (hooks, event, group, handler, args); PyYAML's recursion
 # gives out past a few hundred.
-MAX_NESTING = 64
-_TOO_DEEP = f"nested deeper than {MAX_NESTING} levels (a config needs fewer than ten)"
+MAX_CONFIG_NESTING = 64
+_TOO_DEEP = f"nested deeper than {MAX_CONFIG_NESTING} levels (a config needs fewer than ten)"
 # YAML aliases repeat a node without repeating its text: nine lines of nine aliases each stand
 # for 9^9 values (the "billion laughs"), which building and validating would take minutes over.
 # A document is refused when its aliases expand it past this many nodes; without aliases a
@@ -135,7 +135,7 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
     is_json = path.suffix == ".json"
     # Brackets are how a small file nests deep; only then is the cheaper depth scan run first.
     deep_at = None
-    if not is_json and content.count(b"[") + content.count(b"{") > MAX_NESTING:
+    if not is_json and content.count(b"[") + content.count(b"{") > MAX_CONFIG_NESTING:
         deep_at = _deep_line(content.decode("utf-8", "replace"))
     if deep_at is not None:
         raise ConfigError(f"{path}:{deep_at}: {_TOO_DEEP}")
@@ -152,7 +152,7 @@ def parse_document(path: Path, content: bytes) -> tuple[Mapping[str, Any], bool]
         data = None
         deep = True
     else:
-        deep = deeper_than(data, MAX_NESTING)
+        deep = deeper_than(data, MAX_CONFIG_NESTING)
     if deep:
         deep_at = _deep_line(content.decode("utf-8", "replace"))
         raise ConfigError(f"{path}{f':{deep_at}' if deep_at else ''}: {_TOO_DEEP}")
@@ -237,14 +237,14 @@ def _size(path: Path, content: bytes) -> int:
 
 
 def _deep_line(text: str) -> int | None:
-    """The line where the document first nests past MAX_NESTING, from PyYAML's event stream
+    """The line where the document first nests past MAX_CONFIG_NESTING, from PyYAML's event stream
     (which, unlike building the nodes, needs no recursion)."""
     depth = 0
     try:
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
             if isinstance(event, yaml.CollectionStartEvent):
                 depth += 1
-                if depth > MAX_NESTING and event.start_mark is not None:
+                if depth > MAX_CONFIG_NESTING and event.start_mark is not None:
                     return int(event.start_mark.line) + 1
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1

@@ -370,7 +370,7 @@ def _restrict(target: Path, mode: int) -> None:
 
 # A process that holds the set-up lock this long is stuck: the call fails (closed) instead of
 # waiting for it.
-LOCK_WAIT = 10.0
+STORE_LOCK_WAIT = 10.0
 
 
 @contextmanager
@@ -380,10 +380,10 @@ def _exclusive(lock_path: Path) -> Iterator[None]:
     except OSError as error:
         raise GoalError(Code.STORAGE_ERROR, f"cannot open {lock_path}: {error}") from None
     try:
-        if not lock_within(descriptor, LOCK_WAIT):
+        if not lock_within(descriptor, STORE_LOCK_WAIT):
             raise GoalError(
                 Code.STORAGE_ERROR,
-                f"{lock_path} has been held by another process for over {LOCK_WAIT:g} s",
+                f"{lock_path} has been held by another process for over {STORE_LOCK_WAIT:g} s",
             )
         yield
     finally:

@@ -23,7 +23,7 @@ import os
 import posixpath
 
 from bridge.shell import Lazy
-from bridge.shell.syntax import SHELLS, pairs, skip_options
+from bridge.shell.syntax import SHELLS, STDIN_FILES, pairs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ _TAR_CODE = (
     *("--to-command", "--checkpoint-action", "--use-compress-program", "-I"),
     *("--info-script", "--new-volume-script", "-F", "--rsh-command"),
 )
-STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
+_READS_STDIN = STDIN_FILES | {"-"}  # what `.` and `source` read the script from stdin by
 CCBRIDGE_SUBCOMMANDS = frozenset({"run", "install", "uninstall", "reinstall", "explain"})
 # What a copy of ccbridge's launcher (or a wrapper script around it) holds.
 _LAUNCHER_MARKS = (b"import bridge", b"from bridge", b"bridge.__main__", b"-m bridge", b"ccbridge")
@@ -362,8 +362,8 @@ def _reads_code_from_stdin(name: str, argv: tuple[str, ...]) -> bool:
     """`. /dev/stdin`, `source /proc/self/fd/0`, `bash /dev/stdin` (the shell's `-s` and `-`
     forms are read by bridge.shell.syntax)."""
     if name in (".", "source"):
-        return argv[1:2] != () and argv[1] in STDIN_FILES
-    return name in SHELLS and any(w in STDIN_FILES - {"-"} for w in argv[1:])
+        return argv[1:2] != () and argv[1] in _READS_STDIN
+    return name in SHELLS and any(w in STDIN_FILES for w in argv[1:])
 
 
 def _stdin_code(command: SimpleCommand, name: str) -> Iterator[tuple[str, str | None]]:
