@@ -115,7 +115,7 @@ def run_managed(managed_dir: str | None, *, install: bool, dry_run: bool) -> Non
             path, changed = managed.install(directory, executable)
         else:
             path, changed = managed.uninstall(directory)
-    except (OSError, installing.InstallError) as error:
+    except OSError as error:  # an InstallError is the CLI's one mapping (bridge.cli)
         raise click.ClickException(str(error)) from None
     if install:
         say(f"installed ccbridge in {path}" if changed else f"{path} is up to date")
