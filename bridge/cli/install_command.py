@@ -245,7 +245,8 @@ def run_managed(managed_dir: str | None, *, install: bool, dry_run: bool) -> Non
     default="claude-code",
     help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
     "hooks.json), gemini (Gemini CLI's settings.json), copilot (Copilot CLI's hooks), qwen "
-    "(Qwen Code's settings.json) or opencode (a plugin); see docs/hosts.md.",
+    "(Qwen Code's settings.json), opencode (a plugin) or cline (Cline's hook files); see "
+    "docs/hosts.md.",
 )
 def install(
     scope: installing.Scope,
@@ -273,9 +274,9 @@ def install(
     read the seal key or the audit log. --no-sandbox leaves it out.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
-    With --host codex, gemini, copilot, qwen or opencode, ccbridge is registered in that
-    agent's hook settings (or, for opencode, a plugin) instead (`<ccbridge> run --host NAME`,
-    judged with the same config).
+    With --host codex, gemini, copilot, qwen, opencode or cline, ccbridge is registered in
+    that agent's hook settings (for opencode a plugin, for Cline its own hook files) instead
+    (`<ccbridge> run --host NAME`, judged with the same config).
 
     \b
     Example:
@@ -440,23 +441,37 @@ def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
 
 
 def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> None:
-    """`--host NAME`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
+    """`--host NAME`: ccbridge in that agent's hook settings (bridge.commands.agents); every
+    file planned before any is written, so that a refusal leaves none half installed."""
     from bridge.commands import agents
 
     env = os.environ
     try:
         spec = agents.agent(name)
-        where = agents.target(name, scope, env, project_of(env))
         run = agents.command(installing.ccbridge_executable(sys.argv[0]), name)
-        settings = installing.read_bytes(where.settings)
-        config = installing.read_bytes(where.config)
-        plan = agents.plan_install(spec, where, settings, config, run)
+        plans = [
+            (
+                where,
+                agents.plan_install(
+                    spec,
+                    where,
+                    installing.read_bytes(where.settings),
+                    installing.read_bytes(where.config),
+                    run,
+                    portable=scope == "project",
+                ),
+            )
+            for where in agents.targets(name, scope, env, project_of(env))
+        ]
     except installing.InstallError as error:
         raise click.ClickException(str(error)) from None
-    if not plan.changed:
-        say(f"ccbridge is already installed in {where.settings}; nothing to change")
-        return
-    if write_install(plan, where, env, dry_run):
+    written = False
+    for where, plan in plans:
+        if not plan.changed:
+            say(f"ccbridge is already installed in {where.settings}; nothing to change")
+            continue
+        written = write_install(plan, where, env, dry_run) or written
+    if written:
         for finding in agents.diagnose(name, env, project_of(env)):
             if finding.topic in ("codex", "fail-open"):
                 say(f"note: {finding.message}")

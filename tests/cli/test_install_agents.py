@@ -104,7 +104,7 @@ def test_there_is_no_local_scope_for_the_other_agents(sandbox: Sandbox) -> None:
     assert done.returncode == 1 and "--user or --project" in done.stderr
 
 
-@pytest.mark.parametrize("host", ["codex", "gemini", "copilot", "qwen", "opencode"])
+@pytest.mark.parametrize("host", ["codex", "gemini", "copilot", "qwen", "opencode", "cline"])
 def test_doctor_fails_without_a_registration_and_passes_with_one(
     sandbox: Sandbox, host: str
 ) -> None:

@@ -36,6 +36,7 @@ BINARIES = {
     "copilot": "copilot",
     "qwen-code": "qwen",
     "opencode": "opencode",
+    "cline": "cline",
 }
 RUN_TIMEOUT = 60.0  # a run that passes takes under 15 s; longer is an agent waiting forever
 
@@ -200,12 +201,14 @@ class ChatCompletionsStandIn(ModelStandIn):
     CLI's custom providers call it. The scripted command goes to whichever shell tool the
     agent offers (`SHELL_TOOLS`), with the argument name that tool's schema asks for."""
 
-    SHELL_TOOLS = ("run_shell_command", "bash", "shell", "execute_command")
+    SHELL_TOOLS = ("run_shell_command", "bash", "shell", "execute_command", "run_commands")
 
     def answers_a_call(self, body: Mapping[str, Any]) -> bool:
         return any(message.get("role") == "tool" for message in body.get("messages", []))
 
-    def shell_tool(self, body: Mapping[str, Any]) -> tuple[str, str]:
+    def shell_tool(self, body: Mapping[str, Any]) -> tuple[str, str, bool]:
+        """The shell tool's name, its command argument, and whether that is a list (Cline's
+        `run_commands` takes `commands: [...]`)."""
         offered = {
             tool.get("function", {}).get("name"): tool.get("function", {}).get("parameters", {})
             for tool in body.get("tools", [])
@@ -214,8 +217,9 @@ class ChatCompletionsStandIn(ModelStandIn):
             if name in offered:
                 properties = (offered[name] or {}).get("properties", {})
                 key = "command" if "command" in properties else next(iter(properties), "command")
-                return name, key
-        return self.SHELL_TOOLS[0], "command"
+                listed = (properties.get(key) or {}).get("type") == "array"
+                return name, key, listed
+        return self.SHELL_TOOLS[0], "command", False
 
     def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
         if not path.rstrip("/").endswith("chat/completions"):
@@ -225,8 +229,8 @@ class ChatCompletionsStandIn(ModelStandIn):
         if command is None:
             message, finish = {"role": "assistant", "content": "Done."}, "stop"
         else:
-            name, key = self.shell_tool(body)
-            arguments = {key: command, "description": "x"}
+            name, key, listed = self.shell_tool(body)
+            arguments = {key: [command]} if listed else {key: command, "description": "x"}
             call = {
                 "id": f"call_{len(self.requests)}",
                 "type": "function",
@@ -521,6 +525,54 @@ def run_opencode(
             "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
             **(env or {}),
         }
+        return _run(argv, project, run_env, stub)
+
+
+def run_cline(
+    binary: Path,
+    project: Path,
+    hooks: Mapping[str, bytes],
+    commands: Sequence[str],
+    env: Mapping[str, str] | None = None,
+) -> AgentRun:
+    """`cline --json` once in `project` (act mode, every tool auto-approved: its default with a
+    prompt), `hooks` (file name: content) as its user hook files in ~/.cline/hooks, its
+    OpenAI-compatible provider pointed at a chat-completions stand-in. The local session
+    backend: no hub daemon is started, and none outlives the run."""
+    with (
+        tempfile.TemporaryDirectory(prefix="cline-home-") as scratch,
+        ChatCompletionsStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        hooks_dir = home / ".cline" / "hooks"
+        hooks_dir.mkdir(parents=True)
+        for name, content in hooks.items():
+            (hooks_dir / name).write_bytes(content)
+            (hooks_dir / name).chmod(0o755)
+        settings = home / ".cline" / "data" / "settings"
+        settings.mkdir(parents=True)
+        provider = {
+            "settings": {
+                "provider": "openai-compatible",
+                "apiKey": "dummy",
+                "model": "stub-model",
+                "baseUrl": f"{stub.base_url}/v1",
+            },
+            # As `cline auth` writes it: without `updatedAt` and `modes`, 3.0.65 did not use the
+            # entry (measured: it called a provider of its own, which refused the connection).
+            "updatedAt": "2026-01-01T00:00:00.000Z",
+            "tokenSource": "manual",
+        }
+        providers = {
+            "version": 1,
+            "lastUsedProvider": "openai-compatible",
+            "modes": {},
+            "providers": {"openai-compatible": provider},
+        }
+        (settings / "providers.json").write_text(json.dumps(providers), encoding="utf-8")
+        argv = [str(binary), "--json", "--retries", "1", "-P", "openai-compatible"]
+        argv += ["-m", "stub-model", "Do the task."]
+        run_env = {**_base_env(home), "CLINE_SESSION_BACKEND_MODE": "local", **(env or {})}
         return _run(argv, project, run_env, stub)
 
 

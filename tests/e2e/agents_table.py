@@ -1,5 +1,5 @@
-"""The agents' matrix (Codex CLI, Gemini CLI, Copilot CLI, Qwen Code: plain against ccbridge) as
-its own section of docs/e2e-matrix.md, built only from measured outcomes.
+"""The agents' matrix (Codex CLI, Gemini CLI, Copilot CLI, Qwen Code, Cline CLI: plain against
+ccbridge) as its own section of docs/e2e-matrix.md, built only from measured outcomes.
 
 Each test of tests/e2e/test_agents_matrix.py records what it observed into
 `tests/e2e/.results-agents/`; the section is rewritten from those after the run, everything
@@ -16,8 +16,14 @@ from pathlib import Path
 from .matrix_table import TABLE_PATH
 
 RESULTS_DIR = Path(__file__).resolve().parent / ".results-agents"
-HEADING = "## Other agents: Codex CLI, Gemini CLI, Copilot CLI and Qwen Code"
-TITLES = {"codex": "Codex", "gemini": "Gemini CLI", "copilot": "Copilot CLI", "qwen": "Qwen Code"}
+HEADING = "## Other agents: Codex CLI, Gemini CLI, Copilot CLI, Qwen Code and Cline CLI"
+TITLES = {
+    "codex": "Codex",
+    "gemini": "Gemini CLI",
+    "copilot": "Copilot CLI",
+    "qwen": "Qwen Code",
+    "cline": "Cline CLI",
+}
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ agent tell the model?) and records it for the agents' section of docs/e2e-matrix
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +28,7 @@ from .agents import (
     client_binary,
     clients_cache,
     pinned,
+    run_cline,
     run_codex,
     run_copilot,
     run_gemini,
@@ -81,6 +83,8 @@ CASES = [
         "echo 'no touching today' >&2; exit 2",
         {"plain": "blocked", "ccbridge": "blocked"},
         reason="no touching today",
+        # Cline reads no exit code: its own deny is `cancel`
+        plain_body=(("cline", prints_json({"cancel": True, "errorMessage": "no touching today"})),),
     ),
     Case(
         "ask",
@@ -99,6 +103,8 @@ CASES = [
                     }
                 ),
             ),
+            # Cline has no ask; `review` is the field its hook output schema holds for it
+            ("cline", prints_json({"review": True, "errorMessage": "a person should look"})),
         ),
         plain_expect=(("gemini", "hung"), ("copilot", "blocked"), ("qwen", "blocked")),
     ),
@@ -152,6 +158,7 @@ CASES = [
                     }
                 ),
             ),
+            ("cline", prints_json({"overrideInput": {"commands": [f"touch {REWRITTEN}"]}})),
         ),
     ),
 ]
@@ -164,11 +171,16 @@ class Agent:
     pre_event: str
     run: Callable[..., AgentRun]
     refuse_touch: dict[str, str | tuple[str, ...]]  # the agent's own rule, as its runner's keywords
+    # A refusal stops the agent's whole task (Cline's `cancel`): the model is never told.
+    stops_task: bool = False
 
     def timeout(self, seconds: int) -> int:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
 
-    def hooks(self, handler: dict[str, Any], matcher: str) -> dict[str, Any]:
+    def hooks(self, handler: dict[str, Any], matcher: str) -> Any:
+        if self.host == "cline":  # a hook file per event (its timeout is Cline's own 120 s)
+            script = Path(shlex.split(handler["command"])[0]).read_bytes()
+            return {self.pre_event: script}
         if self.host == "copilot":  # its own flat form: `bash` and `timeoutSec`
             own = {"type": "command", "bash": handler["command"], "timeoutSec": handler["timeout"]}
             return {self.pre_event: [own]}
@@ -184,6 +196,7 @@ AGENTS = {
         "copilot", "copilot", "preToolUse", run_copilot, {"deny_tools": ("shell(touch)",)}
     ),
     "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
+    "cline": Agent("cline", "cline", "PreToolUse", run_cline, {}, stops_task=True),
 }
 
 
@@ -203,6 +216,24 @@ def effect(project: Path, done: AgentRun) -> str:
     if (project / REWRITTEN).exists():
         return "ran rewritten"
     return "ran" if (project / MARKER).exists() else "blocked"
+
+
+def registration(agent: Agent, tmp_path: Path, run: str) -> Any:
+    """What `ccbridge install --host NAME --user` writes, in the form the agent's runner takes:
+    the `hooks` of its settings, or (Cline) its hook files by name."""
+    spec = agents.AGENTS[agent.host]
+    where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+    if spec.hook_files:
+        files = {}
+        for event in spec.events:
+            at = installing.Target(tmp_path / f"{event}.sh", where.config)
+            plan = agents.plan_install(spec, at, None, None, run)
+            assert plan.settings_after is not None
+            files[at.settings.name] = plan.settings_after
+        return files
+    plan = agents.plan_install(spec, where, None, None, run)
+    assert plan.settings_after is not None
+    return json.loads(plan.settings_after)["hooks"]
 
 
 def run_case(
@@ -227,11 +258,7 @@ def run_case(
         block = {"PreToolUse": [{"matcher": "Bash", "hooks": [sub]}]}
         config.write_text(yaml.safe_dump({"hooks": block}), encoding="utf-8")
         env["CCBRIDGE_CONFIG"] = str(config)
-        where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
-        run = agents.command(ccbridge_executable(), agent.host)
-        plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
-        assert plan.settings_after is not None
-        hooks = json.loads(plan.settings_after)["hooks"]
+        hooks = registration(agent, tmp_path, agents.command(ccbridge_executable(), agent.host))
     done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra, **options)
     return effect(project, done), done, state
 
@@ -262,10 +289,13 @@ def test_agent_matrix(
         )
     )
     assert outcome == case.expected(agent.host, mode), (done.stdout[-2000:], done.stderr[-2000:])
-    if mode == "ccbridge":
+    if mode == "ccbridge" and agent.stops_task and outcome == "blocked":
+        assert '"finishReason":"aborted"' in done.stdout, done.stdout[-2000:]
+    elif mode == "ccbridge":
         assert done.stub.tool_outputs(), "the agent never reported the call back to the model"
         if outcome == "blocked" and case.reason:
             assert told, done.stub.tool_outputs()
+    if mode == "ccbridge":
         records = [json.loads(line) for line in (state / "audit.jsonl").read_text().splitlines()]
         pre = [record for record in records if record["event"] == "PreToolUse"]
         assert pre and all(record.get("host") == agent.host for record in pre), records
@@ -304,7 +334,8 @@ CANNOT_START = Case(
     {"plain": "ran", "ccbridge": "blocked"},
 )
 # What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
-CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran"}
+# Cline: the hook file ccbridge writes refuses when ccbridge gives no answer.
+CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran", "cline": "blocked"}
 
 
 @pytest.mark.parametrize(
@@ -324,11 +355,8 @@ def test_what_the_agent_does_when_ccbridge_cannot_start(
     binary = binary_of(agent, version)
     project = tmp_path / "project"
     project.mkdir()
-    where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
-    run = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
-    plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
-    assert plan.settings_after is not None
-    hooks = json.loads(plan.settings_after)["hooks"]
+    missing = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
+    hooks = registration(agent, tmp_path, missing)
     done = agent.run(binary, project, hooks, [f"touch {MARKER}"])
     outcome = effect(project, done)
     record = agents_table.Measurement(
