@@ -28,6 +28,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.support import outer
+
 from .harness import pinned_versions
 
 BINARIES = {
@@ -46,8 +48,9 @@ def pinned(client: str) -> list[str]:
 
 
 def clients_cache() -> Path:
-    configured = os.environ.get("CCBRIDGE_CLIENTS_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "ccbridge" / "clients"
+    """Where scripts/fetch-clients put the clients: in the real home, not the test's own."""
+    configured = outer.ENVIRON.get("CCBRIDGE_CLIENTS_CACHE")
+    return Path(configured) if configured else outer.HOME / ".cache" / "ccbridge" / "clients"
 
 
 def client_binary(client: str, version: str) -> Path | None:
