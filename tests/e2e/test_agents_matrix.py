@@ -1,8 +1,12 @@
-"""Codex CLI and Gemini CLI as real clients: each sub-hook behaviour under the plain agent and
-behind ccbridge, registered the way `ccbridge install --host` registers it.
+"""Codex CLI, Gemini CLI, Copilot CLI, Qwen Code and opencode as real clients: each sub-hook
+behaviour under the plain agent and behind ccbridge, registered the way `ccbridge install --host`
+registers it.
 
-*plain*: the sub-hook registered directly in the agent's hooks. *ccbridge*: the same sub-hook in
-a ccbridge config (CC's hooks block), and `ccbridge run --host NAME` registered in its place.
+*plain*: the sub-hook registered directly in the agent's hooks; for opencode, which has no
+command hooks, the same behaviour written as an opencode plugin (its own hook form). *ccbridge*:
+the same sub-hook in a ccbridge config (CC's hooks block), and `ccbridge run --host NAME`
+registered in its place (for opencode, the plugin `ccbridge install --host opencode --project`
+writes).
 Each test asserts on what really happened (did the command leave its marker file? what did the
 agent tell the model?) and records it for the agents' section of docs/e2e-matrix.md.
 """
@@ -30,6 +34,7 @@ from .agents import (
     run_codex,
     run_copilot,
     run_gemini,
+    run_opencode,
     run_qwen,
 )
 from .harness import ccbridge_executable
@@ -47,6 +52,12 @@ GEMINI_DENY_TOUCH = (
     '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
     'decision = "deny"\npriority = 500\n'
 )
+OPENCODE_DENY_TOUCH = {"bash": {"*": "allow", "touch *": "deny"}, "edit": "allow"}
+# opencode's plain rows: a plugin of the user's own holding these hooks (its `tool.execute.before`
+# runs before the call; read from the 1.18.33 binary, a throw stops it, the args object it is
+# handed is the one the tool runs with, and no timeout bounds it).
+OPENCODE_PLUGIN = "export const Plain = async () => ({{\n  {hooks}\n}});\n"
+OPENCODE_PLAIN_HANG_WAIT_S = 10.0  # the plugin never answers: killed this long after the call
 
 
 @dataclass(frozen=True)
@@ -61,6 +72,9 @@ class Case:
     # CC's, as everywhere).
     plain_body: tuple[tuple[str, str], ...] = ()
     plain_expect: tuple[tuple[str, str], ...] = ()  # an agent whose plain row differs
+    plain_none: tuple[str, ...] = ()  # agents whose own hook form has no such answer: not run
+    # An agent that waits forever on its plain row: killed that many seconds after the call.
+    plain_waits_on_call: tuple[tuple[str, float], ...] = ()
 
     def expected(self, host: str, mode: Mode) -> str:
         return (
@@ -81,6 +95,12 @@ CASES = [
         "echo 'no touching today' >&2; exit 2",
         {"plain": "blocked", "ccbridge": "blocked"},
         reason="no touching today",
+        plain_body=(
+            (
+                "opencode",
+                '"tool.execute.before": async () => { throw new Error("no touching today"); },',
+            ),
+        ),
     ),
     Case(
         "ask",
@@ -101,6 +121,7 @@ CASES = [
             ),
         ),
         plain_expect=(("gemini", "hung"), ("copilot", "blocked"), ("qwen", "blocked")),
+        plain_none=("opencode",),  # a plugin can throw or return, not ask
     ),
     Case(
         "crash",
@@ -108,7 +129,10 @@ CASES = [
         "echo boom >&2; exit 1",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="exited with code 1",
-        plain_expect=(("copilot", "blocked"),),
+        plain_expect=(("copilot", "blocked"), ("opencode", "blocked")),
+        plain_body=(
+            ("opencode", '"tool.execute.before": async (input) => { input.missing.boom(); },'),
+        ),
     ),
     Case(
         "hang",
@@ -116,6 +140,9 @@ CASES = [
         "sleep 8",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="timed out",
+        plain_expect=(("opencode", "hung"),),
+        plain_body=(("opencode", '"tool.execute.before": () => new Promise(() => {}),'),),
+        plain_waits_on_call=(("opencode", OPENCODE_PLAIN_HANG_WAIT_S),),
     ),
     Case(
         "allow",
@@ -123,7 +150,11 @@ CASES = [
         pre_tool_use("allow", "fine by me"),
         {"plain": "blocked", "ccbridge": "blocked"},
         agent_refuses_touch=True,
-        plain_body=(("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),),
+        plain_body=(
+            ("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),
+            # a plugin's answer to a permission (1.18.33 never calls it: read from its binary)
+            ("opencode", '"permission.ask": async (_, output) => { output.status = "allow"; },'),
+        ),
     ),
     Case(
         "rewrite",
@@ -152,6 +183,11 @@ CASES = [
                     }
                 ),
             ),
+            (
+                "opencode",
+                '"tool.execute.before": async (_, output) => '
+                f'{{ output.args.command = "touch {REWRITTEN}"; }},',
+            ),
         ),
     ),
 ]
@@ -163,16 +199,26 @@ class Agent:
     client: str  # the npm client in .ci/client-versions
     pre_event: str
     run: Callable[..., AgentRun]
-    refuse_touch: dict[str, str | tuple[str, ...]]  # the agent's own rule, as its runner's keywords
+    refuse_touch: dict[str, Any]  # the agent's own rule, as its runner's keywords
 
     def timeout(self, seconds: int) -> int:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
 
-    def hooks(self, handler: dict[str, Any], matcher: str) -> dict[str, Any]:
+    def hooks(self, handler: dict[str, Any], matcher: str, body: str) -> dict[str, Any]:
+        """The plain agent's registration of `handler` (opencode: a plugin made of `body`)."""
+        if self.host == "opencode":
+            return {"plain.js": OPENCODE_PLUGIN.format(hooks=body)}
         if self.host == "copilot":  # its own flat form: `bash` and `timeoutSec`
             own = {"type": "command", "bash": handler["command"], "timeoutSec": handler["timeout"]}
             return {self.pre_event: [own]}
         return {self.pre_event: [{"matcher": matcher, "hooks": [handler]}]}
+
+    def registered(self, settings_after: bytes) -> dict[str, Any]:
+        """What `ccbridge install --host` wrote, as this agent's runner takes it."""
+        if self.host == "opencode":
+            return {"ccbridge.js": settings_after}  # the plugin file itself
+        hooks: dict[str, Any] = json.loads(settings_after)["hooks"]
+        return hooks
 
 
 AGENTS = {
@@ -184,6 +230,13 @@ AGENTS = {
         "copilot", "copilot", "preToolUse", run_copilot, {"deny_tools": ("shell(touch)",)}
     ),
     "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
+    "opencode": Agent(
+        "opencode",
+        "opencode",
+        "tool.execute.before",
+        run_opencode,
+        {"permission": OPENCODE_DENY_TOUCH},
+    ),
 }
 
 
@@ -211,7 +264,9 @@ def run_case(
     binary = binary_of(agent, version)
     project = tmp_path / "project"
     project.mkdir()
-    body = dict(case.plain_body).get(agent.host, case.body) if mode == "plain" else case.body
+    plain = dict(case.plain_body).get(agent.host, case.body)
+    # opencode's plain row is a plugin of `plain` alone; the script is ccbridge's sub-hook
+    body = plain if mode == "plain" and agent.host != "opencode" else case.body
     hook = write_hook(tmp_path / "hooks", f"{case.id}.sh", body)
     sub = command_handler(hook, timeout=SUBHOOK_TIMEOUT_S, name=case.id)
     extra = agent.refuse_touch if case.agent_refuses_touch else {}
@@ -219,7 +274,9 @@ def run_case(
     env = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
     if mode == "plain":
         handler = {**sub, "timeout": agent.timeout(SUBHOOK_TIMEOUT_S)}
-        hooks = agent.hooks(handler, "*")
+        hooks = agent.hooks(handler, "*", plain)
+        if agent.host in dict(case.plain_waits_on_call):
+            options = {**options, "waits_on_call": dict(case.plain_waits_on_call)[agent.host]}
     else:
         # Registered exactly as `ccbridge install --host NAME` registers it; the config given
         # by $CCBRIDGE_CONFIG (the install's registration names none).
@@ -231,13 +288,14 @@ def run_case(
         run = agents.command(ccbridge_executable(), agent.host)
         plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
         assert plan.settings_after is not None
-        hooks = json.loads(plan.settings_after)["hooks"]
+        hooks = agent.registered(plan.settings_after)
     done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra, **options)
     return effect(project, done), done, state
 
 
 # Each agent's rows; the "allow past the agent's own rule" row only where a rule of the agent's
-# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it).
+# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it), and no
+# plain row where the agent's own hook form has no such answer (an opencode plugin cannot ask).
 MATRIX = [
     pytest.param(name, version, mode, case, id=f"{name}-{version}-{mode}-{case.id}")
     for name, agent in AGENTS.items()
@@ -245,6 +303,7 @@ MATRIX = [
     for mode in ("plain", "ccbridge")
     for case in CASES
     if agent.refuse_touch or not case.agent_refuses_touch
+    if not (mode == "plain" and name in case.plain_none)
 ]
 
 
@@ -262,6 +321,8 @@ def test_agent_matrix(
         )
     )
     assert outcome == case.expected(agent.host, mode), (done.stdout[-2000:], done.stderr[-2000:])
+    if outcome == "hung":  # waiting on the call, not still starting up when it was killed
+        assert not done.stub.commands, "killed before the model asked for the command"
     if mode == "ccbridge":
         assert done.stub.tool_outputs(), "the agent never reported the call back to the model"
         if outcome == "blocked" and case.reason:
@@ -304,7 +365,7 @@ CANNOT_START = Case(
     {"plain": "ran", "ccbridge": "blocked"},
 )
 # What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
-CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran"}
+CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran", "opencode": "blocked"}
 
 
 @pytest.mark.parametrize(
@@ -328,8 +389,7 @@ def test_what_the_agent_does_when_ccbridge_cannot_start(
     run = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
     plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
     assert plan.settings_after is not None
-    hooks = json.loads(plan.settings_after)["hooks"]
-    done = agent.run(binary, project, hooks, [f"touch {MARKER}"])
+    done = agent.run(binary, project, agent.registered(plan.settings_after), [f"touch {MARKER}"])
     outcome = effect(project, done)
     record = agents_table.Measurement(
         agent_name, version, CANNOT_START.id, CANNOT_START.label, len(CASES) + 1, "ccbridge",
