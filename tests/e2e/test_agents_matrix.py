@@ -1,8 +1,12 @@
-"""Codex CLI and Gemini CLI as real clients: each sub-hook behaviour under the plain agent and
-behind ccbridge, registered the way `ccbridge install --host` registers it.
+"""Codex CLI, Gemini CLI, Copilot CLI, Qwen Code and opencode as real clients: each sub-hook
+behaviour under the plain agent and behind ccbridge, registered the way `ccbridge install --host`
+registers it.
 
-*plain*: the sub-hook registered directly in the agent's hooks. *ccbridge*: the same sub-hook in
-a ccbridge config (CC's hooks block), and `ccbridge run --host NAME` registered in its place.
+*plain*: the sub-hook registered directly in the agent's hooks; for opencode, which has no
+command hooks, the same behaviour written as an opencode plugin (its own hook form). *ccbridge*:
+the same sub-hook in a ccbridge config (CC's hooks block), and `ccbridge run --host NAME`
+registered in its place (for opencode, the plugin `ccbridge install --host opencode --project`
+writes).
 Each test asserts on what really happened (did the command leave its marker file? what did the
 agent tell the model?) and records it for the agents' section of docs/e2e-matrix.md.
 """
@@ -32,6 +36,7 @@ from .agents import (
     run_codex,
     run_copilot,
     run_gemini,
+    run_opencode,
     run_qwen,
 )
 from .harness import ccbridge_executable
@@ -49,6 +54,12 @@ GEMINI_DENY_TOUCH = (
     '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
     'decision = "deny"\npriority = 500\n'
 )
+OPENCODE_DENY_TOUCH = {"bash": {"*": "allow", "touch *": "deny"}, "edit": "allow"}
+# opencode's plain rows: a plugin of the user's own holding these hooks (its `tool.execute.before`
+# runs before the call; read from the 1.18.33 binary, a throw stops it, the args object it is
+# handed is the one the tool runs with, and no timeout bounds it).
+OPENCODE_PLUGIN = "export const Plain = async () => ({{\n  {hooks}\n}});\n"
+OPENCODE_PLAIN_HANG_WAIT_S = 10.0  # the plugin never answers: killed this long after the call
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,9 @@ class Case:
     # CC's, as everywhere).
     plain_body: tuple[tuple[str, str], ...] = ()
     plain_expect: tuple[tuple[str, str], ...] = ()  # an agent whose plain row differs
+    plain_none: tuple[str, ...] = ()  # agents whose own hook form has no such answer: not run
+    # An agent that waits forever on its plain row: killed that many seconds after the call.
+    plain_waits_on_call: tuple[tuple[str, float], ...] = ()
 
     def expected(self, host: str, mode: Mode) -> str:
         return (
@@ -84,7 +98,13 @@ CASES = [
         {"plain": "blocked", "ccbridge": "blocked"},
         reason="no touching today",
         # Cline reads no exit code: its own deny is `cancel`
-        plain_body=(("cline", prints_json({"cancel": True, "errorMessage": "no touching today"})),),
+        plain_body=(
+            ("cline", prints_json({"cancel": True, "errorMessage": "no touching today"})),
+            (
+                "opencode",
+                '"tool.execute.before": async () => { throw new Error("no touching today"); },',
+            ),
+        ),
     ),
     Case(
         "ask",
@@ -107,6 +127,7 @@ CASES = [
             ("cline", prints_json({"review": True, "errorMessage": "a person should look"})),
         ),
         plain_expect=(("gemini", "hung"), ("copilot", "blocked"), ("qwen", "blocked")),
+        plain_none=("opencode",),  # a plugin can throw or return, not ask
     ),
     Case(
         "crash",
@@ -114,7 +135,10 @@ CASES = [
         "echo boom >&2; exit 1",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="exited with code 1",
-        plain_expect=(("copilot", "blocked"),),
+        plain_expect=(("copilot", "blocked"), ("opencode", "blocked")),
+        plain_body=(
+            ("opencode", '"tool.execute.before": async (input) => { input.missing.boom(); },'),
+        ),
     ),
     Case(
         "hang",
@@ -122,6 +146,9 @@ CASES = [
         "sleep 8",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="timed out",
+        plain_expect=(("opencode", "hung"),),
+        plain_body=(("opencode", '"tool.execute.before": () => new Promise(() => {}),'),),
+        plain_waits_on_call=(("opencode", OPENCODE_PLAIN_HANG_WAIT_S),),
     ),
     Case(
         "allow",
@@ -129,7 +156,11 @@ CASES = [
         pre_tool_use("allow", "fine by me"),
         {"plain": "blocked", "ccbridge": "blocked"},
         agent_refuses_touch=True,
-        plain_body=(("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),),
+        plain_body=(
+            ("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),
+            # a plugin's answer to a permission (1.18.33 never calls it: read from its binary)
+            ("opencode", '"permission.ask": async (_, output) => { output.status = "allow"; },'),
+        ),
     ),
     Case(
         "rewrite",
@@ -159,6 +190,11 @@ CASES = [
                 ),
             ),
             ("cline", prints_json({"overrideInput": {"commands": [f"touch {REWRITTEN}"]}})),
+            (
+                "opencode",
+                '"tool.execute.before": async (_, output) => '
+                f'{{ output.args.command = "touch {REWRITTEN}"; }},',
+            ),
         ),
     ),
 ]
@@ -170,14 +206,17 @@ class Agent:
     client: str  # the npm client in .ci/client-versions
     pre_event: str
     run: Callable[..., AgentRun]
-    refuse_touch: dict[str, str | tuple[str, ...]]  # the agent's own rule, as its runner's keywords
+    refuse_touch: dict[str, Any]  # the agent's own rule, as its runner's keywords
     # A refusal stops the agent's whole task (Cline's `cancel`): the model is never told.
     stops_task: bool = False
 
     def timeout(self, seconds: int) -> int:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
 
-    def hooks(self, handler: dict[str, Any], matcher: str) -> Any:
+    def hooks(self, handler: dict[str, Any], matcher: str, body: str) -> Any:
+        """The plain agent's registration of `handler` (opencode: a plugin made of `body`)."""
+        if self.host == "opencode":
+            return {"plain.js": OPENCODE_PLUGIN.format(hooks=body)}
         if self.host == "cline":  # a hook file per event (its timeout is Cline's own 120 s)
             script = Path(shlex.split(handler["command"])[0]).read_bytes()
             return {self.pre_event: script}
@@ -197,6 +236,13 @@ AGENTS = {
     ),
     "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
     "cline": Agent("cline", "cline", "PreToolUse", run_cline, {}, stops_task=True),
+    "opencode": Agent(
+        "opencode",
+        "opencode",
+        "tool.execute.before",
+        run_opencode,
+        {"permission": OPENCODE_DENY_TOUCH},
+    ),
 }
 
 
@@ -223,6 +269,10 @@ def registration(agent: Agent, tmp_path: Path, run: str) -> Any:
     the `hooks` of its settings, or (Cline) its hook files by name."""
     spec = agents.AGENTS[agent.host]
     where = installing.Target(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+    if agent.host == "opencode":  # the plugin file itself
+        plan = agents.plan_install(spec, where, None, None, run)
+        assert plan.settings_after is not None
+        return {"ccbridge.js": plan.settings_after}
     if spec.hook_files:
         files = {}
         for event in spec.events:
@@ -242,7 +292,9 @@ def run_case(
     binary = binary_of(agent, version)
     project = tmp_path / "project"
     project.mkdir()
-    body = dict(case.plain_body).get(agent.host, case.body) if mode == "plain" else case.body
+    plain = dict(case.plain_body).get(agent.host, case.body)
+    # opencode's plain row is a plugin of `plain` alone; the script is ccbridge's sub-hook
+    body = plain if mode == "plain" and agent.host != "opencode" else case.body
     hook = write_hook(tmp_path / "hooks", f"{case.id}.sh", body)
     sub = command_handler(hook, timeout=SUBHOOK_TIMEOUT_S, name=case.id)
     extra = agent.refuse_touch if case.agent_refuses_touch else {}
@@ -250,7 +302,9 @@ def run_case(
     env = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
     if mode == "plain":
         handler = {**sub, "timeout": agent.timeout(SUBHOOK_TIMEOUT_S)}
-        hooks = agent.hooks(handler, "*")
+        hooks = agent.hooks(handler, "*", plain)
+        if agent.host in dict(case.plain_waits_on_call):
+            options = {**options, "waits_on_call": dict(case.plain_waits_on_call)[agent.host]}
     else:
         # Registered exactly as `ccbridge install --host NAME` registers it; the config given
         # by $CCBRIDGE_CONFIG (the install's registration names none).
@@ -264,7 +318,8 @@ def run_case(
 
 
 # Each agent's rows; the "allow past the agent's own rule" row only where a rule of the agent's
-# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it).
+# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it), and no
+# plain row where the agent's own hook form has no such answer (an opencode plugin cannot ask).
 MATRIX = [
     pytest.param(name, version, mode, case, id=f"{name}-{version}-{mode}-{case.id}")
     for name, agent in AGENTS.items()
@@ -272,6 +327,7 @@ MATRIX = [
     for mode in ("plain", "ccbridge")
     for case in CASES
     if agent.refuse_touch or not case.agent_refuses_touch
+    if not (mode == "plain" and name in case.plain_none)
 ]
 
 
@@ -289,6 +345,8 @@ def test_agent_matrix(
         )
     )
     assert outcome == case.expected(agent.host, mode), (done.stdout[-2000:], done.stderr[-2000:])
+    if outcome == "hung":  # waiting on the call, not still starting up when it was killed
+        assert not done.stub.commands, "killed before the model asked for the command"
     if mode == "ccbridge" and agent.stops_task and outcome == "blocked":
         assert '"finishReason":"aborted"' in done.stdout, done.stdout[-2000:]
     elif mode == "ccbridge":
@@ -335,7 +393,12 @@ CANNOT_START = Case(
 )
 # What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
 # Cline: the hook file ccbridge writes refuses when ccbridge gives no answer.
-CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran", "cline": "blocked"}
+CANNOT_START_OUTCOME = {
+    "copilot": "blocked",
+    "qwen": "ran",
+    "cline": "blocked",
+    "opencode": "blocked",
+}
 
 
 @pytest.mark.parametrize(
