@@ -24,7 +24,6 @@ seen, is an earlier event with the same bytes: it is replaced. The last expected
 the slot; what a dead process leaves is removed after STALE seconds.
 """
 
-import contextlib
 import fcntl
 import os
 import stat
@@ -75,8 +74,10 @@ class Slot:
             self.release()
 
     def release(self) -> None:
-        with contextlib.suppress(OSError):
+        try:  # not contextlib.suppress, which a call would pay to import
             os.close(self.fd)  # the lock goes with it
+        except OSError:
+            pass
 
 
 def claimed(
@@ -197,8 +198,10 @@ def _create(
         if not placed:
             os.close(fd)
         if not (placed and over):
-            with contextlib.suppress(OSError):
+            try:
                 os.unlink(temporary)
+            except OSError:
+                pass
 
 
 def _same(fd: int, path: str) -> bool:
