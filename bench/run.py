@@ -872,7 +872,8 @@ def write_results(path: Path, bench: Bench, described: dict[str, str], plan_text
             )
     if bench.skipped:
         lines += ["", "## Not measured", ""] + [f"- {text}" for text in bench.skipped]
-    # bench/cc_calls.py's runs through Claude Code follow, and are kept as they were.
+    # bench/cc_calls.py's runs through Claude Code follow, then the earlier figures kept by hand:
+    # both are kept as they were.
     previous = path.read_text() if path.is_file() else ""
     kept = previous[previous.find(CC_CALLS) :] if CC_CALLS in previous else ""
     path.write_text("\n".join(lines) + "\n" + ("\n" + kept if kept else ""))

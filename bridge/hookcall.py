@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the engine is imported once stdin holds an event; `typing` 
     from typing import IO, Any
 
     from bridge.config.compiled import AuditConfig, CompiledConfig
+    from bridge.coordination import Slot
     from bridge.engine import Report
     from bridge.wire.event import HookEvent
 
@@ -53,10 +54,12 @@ def run(
     try:
         result = call.judged(config, stdin)
         audited = result  # in CC's words, whatever fields the agent reads the verdict from
-        if call.caller is not None and call.caller != "claude-code":
+        if call.caller is not None and call.caller != "claude-code" and not call.audited:
             audited, result, call.raw = _in_dialect(
                 call.caller, result, call.event_name, call.raw, stderr
             )
+        if call.slot is not None:  # the other ccbridge processes of this event wait for it
+            call.slot.fill(result)
         call.audit(audited)
         emit(result, stdout, stderr)
     finally:
@@ -71,7 +74,7 @@ class _Call:
 
     __slots__ = (
         *("audited", "caller", "compiled", "crash_log", "env", "error", "event_name", "raw"),
-        *("report", "started", "stderr"),
+        *("report", "slot", "started", "stderr"),
     )
 
     def __init__(
@@ -85,6 +88,7 @@ class _Call:
         self.compiled: CompiledConfig | None = None  # once loaded, its audit settings hold
         self.crash_log: str | None = None
         self.audited = False
+        self.slot: Slot | None = None  # this call judges for the other ccbridge processes too
 
     def judged(self, config: "str | None", stdin: "IO[bytes]") -> "Answer":
         """The answer, whatever happens on the way: the deadline may expire anywhere up to
@@ -116,8 +120,12 @@ class _Call:
                 return failure_answer(problem.event, f"ccbridge: {problem}")
             return answer.deny(f"ccbridge: {problem}")
         self.event_name, self.raw, self.caller = event.name, dict(event.raw), event.host
-        self.report = _judge(event, config, self.env, self)
-        return self.report.answer
+        judged = _judge(event, config, self.env, self)
+        if isinstance(judged, Answer):  # another ccbridge judged this very event: its answer
+            self.audited = True  # and its audit record
+            return judged
+        self.report = judged
+        return judged.answer
 
     def audit(self, result: "Answer", error: "str | None" = None) -> None:
         """Once per call: the hard stop does not audit again what the call itself audited."""
@@ -150,6 +158,9 @@ class _Call:
         quietly(lambda: os.write(1, late.stdout))
         quietly(lambda: os.write(2, f"{late.stderr}\n".encode()) if late.stderr else None)
         deadline.answered(late.exit_code)
+        slot, self.slot = self.slot, None
+        if slot is not None:  # the other processes of this event take this answer too
+            quietly(lambda: slot.fill(late))
         self.report = None  # the record says what the hard stop did, not what was judged
         self.audit(late, f"deadline: {why}")
 
@@ -201,7 +212,9 @@ def quietly(write: "Callable[[], object]") -> None:
 
 def _judge(
     event: "HookEvent", config: "str | None", env: "Mapping[str, str]", call: "_Call"
-) -> "Report":
+) -> "Report | Answer":
+    """The engine's report; or, where Claude Code starts more than one ccbridge for this event,
+    the answer another one gave (bridge.coordination)."""
     from bridge.config.cache import Cache, Surroundings, load
     from bridge.engine import Machine, handle
     from bridge.paths import find_config, project_dir, wide_layers
@@ -212,6 +225,12 @@ def _judge(
     compiled = load(paths, Cache.of(env), around, wide=wide_layers(paths, env, config))
     call.compiled = compiled
     deadline.shorten(compiled.deadline)
+    if compiled.coordinated:  # more than one ccbridge registration: see bridge.coordination
+        from bridge.coordination import claimed
+
+        call.slot, answered = claimed(event, compiled, env)
+        if answered is not None:
+            return answered
     return handle(event, compiled, Machine(env=env))
 
 

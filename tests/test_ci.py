@@ -65,7 +65,8 @@ def test_every_pinned_client_is_one_the_suite_and_ci_fetch() -> None:
 
     lines = (REPO / ".ci" / "client-versions").read_text(encoding="utf-8").splitlines()
     clients = {line.split()[0] for line in lines if line.strip()}
-    assert clients == {"claude-code", "codex", "gemini-cli", "copilot", "qwen-code"}
+    pinned = {"claude-code", "codex", "gemini-cli", "copilot", "qwen-code", "cline", "opencode"}
+    assert clients == pinned
     assert all(pinned_versions(client) for client in clients)
     run = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line]
     assert "&& scripts/fetch-clients &&" in run[-1]  # every pinned client, in the README's command

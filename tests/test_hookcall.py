@@ -31,12 +31,10 @@ class Bridge:
         self.state = root / "state"
         self.env = {
             **os.environ,
-            "HOME": str(root / "home"),
             "CCBRIDGE_STATE_DIR": str(self.state),
             "CCBRIDGE_CACHE_DIR": str(root / "cache"),
             "CLAUDE_PROJECT_DIR": str(root),
         }
-        self.env.pop("CCBRIDGE_CONFIG", None)
 
     def config(self, text: str) -> Path:
         path = self.root / "ccbridge.yaml"

@@ -138,7 +138,8 @@ def run_managed(managed_dir: str | None, *, install: bool, dry_run: bool) -> Non
     default="claude-code",
     help="The agent to register ccbridge with: claude-code (the default), codex (Codex CLI's "
     "hooks.json), gemini (Gemini CLI's settings.json), copilot (Copilot CLI's hooks), qwen "
-    "(Qwen Code's settings.json) or opencode (a plugin); see docs/hosts.md.",
+    "(Qwen Code's settings.json), opencode (a plugin) or cline (Cline's hook files); see "
+    "docs/hosts.md.",
 )
 def install(
     scope: installing.Scope,
@@ -166,9 +167,9 @@ def install(
     read the seal key or the audit log. --no-sandbox leaves it out.
     Running it again changes nothing; `ccbridge uninstall` puts the files back.
 
-    With --host codex, gemini, copilot, qwen or opencode, ccbridge is registered in that
-    agent's hook settings (or, for opencode, a plugin) instead (`<ccbridge> run --host NAME`,
-    judged with the same config).
+    With --host codex, gemini, copilot, qwen, opencode or cline, ccbridge is registered in
+    that agent's hook settings (for opencode a plugin, for Cline its own hook files) instead
+    (`<ccbridge> run --host NAME`, judged with the same config).
 
     \b
     Example:
@@ -244,16 +245,23 @@ def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
 
 
 def _install_for_agent(name: str, scope: installing.Scope, dry_run: bool) -> None:
-    """`--host NAME`: ccbridge in that agent's hook settings (bridge.commands.agents)."""
+    """`--host NAME`: ccbridge in that agent's hook settings (bridge.commands.agents); every
+    file planned before any is written, so that a refusal leaves none half installed."""
     from bridge.commands import agents
 
     env = os.environ
+    env = os.environ
     executable = installing.ccbridge_executable(sys.argv[0])
-    plan = agents.plan_for(name, scope, env, project_of(env), executable)
-    if not plan.changed:
-        say(f"ccbridge is already installed in {plan.settings}; nothing to change")
-        return
-    if write_install(plan, env, dry_run):
+    written = False
+    for plan in agents.plan_for(name, scope, env, project_of(env), executable):
+        if not plan.changed:
+            say(f"ccbridge is already installed in {plan.settings}; nothing to change")
+            continue
+        written = write_install(plan, env, dry_run) or written
+    if written:
+        for finding in agents.diagnose(name, env, project_of(env)):
+            if finding.topic in ("codex", "fail-open"):
+                say(f"note: {finding.message}")
         for finding in agents.diagnose(name, env, project_of(env)):
             if finding.topic in ("codex", "fail-open"):
                 say(f"note: {finding.message}")

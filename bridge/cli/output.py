@@ -59,4 +59,4 @@ def file_diff(path: Path, before: bytes | None, after: bytes | None) -> str:
 
 # `install|uninstall|doctor --host`: the agents ccbridge registers itself with
 # (bridge.commands.agents.AGENTS, and Claude Code).
-AGENT_HOSTS = ("claude-code", "codex", "copilot", "gemini", "opencode", "qwen")
+AGENT_HOSTS = ("claude-code", "cline", "codex", "copilot", "gemini", "opencode", "qwen")

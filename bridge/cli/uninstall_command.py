@@ -47,8 +47,9 @@ def uninstall(
     if host != "claude-code":
         from bridge.commands import agents
 
-        where = agents.install_files(host, scope, os.environ, project_of(os.environ))
-        uninstall_from(where, dry_run)
+        spec = agents.agent(host)
+        for where in agents.files_written(host, scope, os.environ, project_of(os.environ)):
+            uninstall_from(where, dry_run, own_file=spec.plugin or spec.hook_files)
         return
     env = os.environ
     uninstall_from(installing.files_of(scope, env, project_of(env)), dry_run)
@@ -58,14 +59,24 @@ def uninstall(
         uninstall_from(local, dry_run)
 
 
-def uninstall_from(where: installing.InstallFiles, dry_run: bool) -> None:
-    """Take ccbridge out of `where` (any agent's settings file and its config layer)."""
+def uninstall_from(where: installing.InstallFiles, dry_run: bool, own_file: bool = False) -> None:
+    """Take ccbridge out of `where` (any agent's settings file and its config layer); with
+    `own_file`, `where.settings` is a file of ccbridge's own (a plugin, a hook file), which
+    goes whole, with or without an install record."""
     env = os.environ
     backup_path = installing.backup_file(env, where.settings)
     backup = installing.load_backup(backup_path)
-    plan = installing.plan_uninstall(
-        where, backup, installing.read_bytes(where.settings), installing.read_bytes(where.config)
-    )
+    if own_file:
+        from bridge.commands import agents
+
+        plan = agents.plan_uninstall_file(where, installing.read_bytes(where.settings))
+    else:
+        plan = installing.plan_uninstall(
+            where,
+            backup,
+            installing.read_bytes(where.settings),
+            installing.read_bytes(where.config),
+        )
     if not plan.changed and backup is None:
         say(f"ccbridge is not installed in {where.settings}; nothing to change")
         return

@@ -1,4 +1,4 @@
-"""`ccbridge install|uninstall|doctor --host codex|gemini|copilot|qwen|opencode`: ccbridge
+"""`ccbridge install|uninstall|doctor --host codex|gemini|copilot|qwen|opencode|cline`: ccbridge
 registered in another agent's own hook settings, with the install machinery of
 bridge.commands.install (its plan, backup and atomic writes).
 
@@ -11,7 +11,10 @@ Copilot CLI reads `.github/hooks/*.json` (ccbridge writes its own `ccbridge.json
 `hooks` of `~/.copilot/settings.json`; Qwen Code `~/.qwen/settings.json` and
 `<project>/.qwen/settings.json`, CC's shape but Gemini's tool names, so its hooks stay beside
 ccbridge too. opencode has no command hooks: ccbridge writes a plugin file
-(`OPENCODE_PLUGIN`) into its plugin directory. None of the command-hook agents blocks a call when
+(`OPENCODE_PLUGIN`) into its plugin directory. Cline runs every executable file of its hooks
+directories named for an event: ccbridge writes its own `PreToolUse.sh` and `PostToolUse.sh`
+there (`CLINE_HOOK`) and leaves the user's files beside them. None of the command-hook agents
+blocks a call when
 the hook itself crashes or times out, so ccbridge answers every call in bounded time, and doctor
 says what is left open.
 """
@@ -43,6 +46,7 @@ class Agent:
     probe: dict[str, Any]  # a harmless pre-tool event of this agent, for doctor
     top: tuple[tuple[str, Any], ...] = ()  # keys a new settings file of this agent needs
     plugin: bool = False  # a plugin file of ccbridge's own, not a hooks entry in settings
+    hook_files: bool = False  # one executable file of ccbridge's own per event (Cline)
     flat: bool = False  # its hooks are listed one by one, not in CC's matcher groups
     fails_open: str = (
         "lets a call run when a hook crashes, times out or is not run at all; ccbridge answers "
@@ -129,6 +133,32 @@ AGENTS = {
             "changes a call's args after it was judged is outside ccbridge (see docs/hosts.md)"
         ),
     ),
+    "cline": Agent(
+        "cline",
+        "cline",
+        ("PreToolUse", "PostToolUse"),
+        120,  # Cline's own, fixed: a file hook has no timeout setting
+        moves_hooks=False,
+        probe={
+            "clineVersion": "",
+            "hookName": "tool_call",
+            "taskId": "ccbridge-doctor",
+            "tool_call": {
+                "id": "ccbridge-doctor",
+                "name": "run_commands",
+                "input": {"commands": ["true"]},
+            },
+        },
+        hook_files=True,
+        fails_open=(
+            "runs a call when a hook prints no answer, crashes or is killed at its 120 s; "
+            "ccbridge's hook file turns every failure to get ccbridge's answer (ccbridge "
+            "missing or unable to start included) into a refusal. A refusal stops the whole "
+            "task and the model is not told why. Other hook files for the same event run "
+            "beside ccbridge's, outside its fold, and an `overrideInput` of theirs is applied "
+            "after ccbridge judged the call (see docs/hosts.md)"
+        ),
+    ),
 }
 KNOWN = ", ".join(AGENTS)
 
@@ -186,6 +216,55 @@ def opencode_plugin(run: str, timeout_ms: int) -> bytes:
     return source.replace("__TIMEOUT__", str(timeout_ms)).encode()
 
 
+# The hook file `ccbridge install --host cline` writes, one per event. Cline 3.0.65 runs a hook
+# file through the interpreter its first line names, reads its stdout's JSON whatever the exit
+# code, and runs the call when there is none (a crash, an empty answer, a hook that cannot
+# start): so the file asks ccbridge, and answers with a refusal when ccbridge did not answer.
+CLINE_HOOK = """\
+#!/bin/sh
+# ccbridge: Cline's tool calls judged by ccbridge's policy (docs/hosts.md).
+# Written by `ccbridge install --host cline`; `ccbridge uninstall --host cline` removes it.
+__FIND__answer=$(__RUN__)
+status=$?
+if [ -n "$answer" ] && { [ "$status" -eq 0 ] || [ "$status" -eq 2 ]; }; then
+  printf '%s\\n' "$answer"
+  exit "$status"
+fi
+why="ccbridge gave no answer (exit $status), so the call is refused"
+printf '{"cancel":true,"errorMessage":"%s"}\\n' "$why"
+printf '%s\\n' "$why" >&2
+exit 2
+"""
+HOOK_MARK = "# ccbridge: Cline's tool calls judged by ccbridge's policy"
+# A committed project file names no machine's paths: ccbridge is found through PATH, and where
+# there is none the call is refused with the fix.
+_CLINE_FIND = (
+    "c=$(command -v ccbridge) || {\n"
+    "  printf '%s\\n' '__REFUSAL__'\n"
+    "  printf '%s\\n' '__HINT__' >&2\n"
+    "  exit 2\n"
+    "}\n"
+)
+# The file names Cline reads an event from (its name, case aside, with one of these endings).
+CLINE_ENDINGS = (
+    *("", ".sh", ".bash", ".zsh", ".js", ".mjs", ".cjs"),
+    *(".ts", ".mts", ".cts", ".py", ".ps1"),
+)
+
+
+def cline_hook(run: str | None) -> bytes:
+    """ccbridge's Cline hook file: `run` is this machine's command, None the PATH lookup of a
+    file meant to be committed."""
+    if run is not None:
+        return CLINE_HOOK.replace("__FIND__", "").replace("__RUN__", run).encode()
+    refusal = json.dumps(
+        {"cancel": True, "errorMessage": installing.INSTALL_HINT}, separators=(",", ":")
+    )
+    assert "'" not in refusal  # quoted in single quotes
+    find = _CLINE_FIND.replace("__REFUSAL__", refusal).replace("__HINT__", installing.INSTALL_HINT)
+    return CLINE_HOOK.replace("__FIND__", find).replace("__RUN__", '"$c" run --host cline').encode()
+
+
 def agent(name: str) -> Agent:
     if name not in AGENTS:
         raise installing.InstallError(f"no agent {name!r} to install for (known: {KNOWN})")
@@ -210,6 +289,11 @@ def settings_file(
         return copilot_home / "settings.json"
     if name == "qwen":
         return (home if scope == "user" else project) / ".qwen" / "settings.json"
+    if name == "cline":
+        if scope == "project":
+            return project / ".clinerules" / "hooks" / "PreToolUse.sh"
+        cline_dir = Path(env["CLINE_DIR"]) if env.get("CLINE_DIR") else home / ".cline"
+        return cline_dir / "hooks" / "PreToolUse.sh"
     if name == "opencode":
         if scope == "project":
             return project / ".opencode" / "plugin" / "ccbridge.js"
@@ -229,11 +313,35 @@ def install_files(
 
 def plan_for(
     name: str, scope: installing.Scope, env: Mapping[str, str], project: Path, executable: str
-) -> installing.Plan:
-    """`ccbridge install --host NAME` as this machine stands; an InstallError says why not."""
-    where = install_files(name, scope, env, project)
-    settings, config = installing.read_bytes(where.settings), installing.read_bytes(where.config)
-    return plan_install(agent(name), where, settings, config, command(executable, name))
+) -> list[installing.Plan]:
+    """`ccbridge install --host NAME` as this machine stands: a plan a file, every one planned
+    before any is written, so that a refusal leaves none half installed (an InstallError)."""
+    spec, run = agent(name), command(executable, name)
+    return [
+        plan_install(
+            spec,
+            where,
+            installing.read_bytes(where.settings),
+            installing.read_bytes(where.config),
+            run,
+            portable=scope == "project",
+        )
+        for where in files_written(name, scope, env, project)
+    ]
+
+
+def files_written(
+    name: str, scope: installing.Scope, env: Mapping[str, str], project: Path
+) -> list[installing.InstallFiles]:
+    """Every file ccbridge writes for the agent: one settings file, or one hook file per event."""
+    first = install_files(name, scope, env, project)
+    spec = agent(name)
+    if not spec.hook_files:
+        return [first]
+    return [
+        installing.InstallFiles(first.settings.with_name(f"{event}.sh"), first.config)
+        for event in spec.events
+    ]
 
 
 def command(executable: str, name: str) -> str:
@@ -261,9 +369,14 @@ def plan_install(
     settings: bytes | None,
     config: bytes | None,
     run: str,
+    portable: bool = False,
 ) -> installing.Plan:
+    """`portable`: the file is meant to be committed (a project install of a hook file), so it
+    finds ccbridge through PATH instead of naming `run`'s paths."""
     if spec.plugin:
         return _plan_plugin(spec, where, settings, config, run)
+    if spec.hook_files:
+        return _plan_hook_file(where, settings, config, None if portable else run)
     data = installing.read_settings(where.settings, settings)
     if settings is None:
         data = {**dict(spec.top), **data}
@@ -327,6 +440,76 @@ def _plan_plugin(
     return installing.Plan(where.settings, where.config, settings, after, config, config, {}, [])
 
 
+def _plan_hook_file(
+    where: installing.InstallFiles, settings: bytes | None, config: bytes | None, run: str | None
+) -> installing.Plan:
+    if settings is not None and HOOK_MARK.encode() not in settings:
+        raise installing.InstallError(
+            f"{where.settings} exists and is not ccbridge's hook: move it away first (Cline "
+            f"runs every hook file of the directory named for the event, so yours can stay "
+            f"beside ccbridge's under another of those names)"
+        )
+    notes = [
+        f"{path}: runs beside ccbridge, outside its fold (a crash or hang of it lets the call "
+        "run, and an `overrideInput` of it is applied after ccbridge judged the call)"
+        for path in beside_hooks(where.settings)
+    ]
+    after = cline_hook(run)
+    return installing.Plan(
+        where.settings, where.config, settings, after, config, config, {}, notes, mode=0o755
+    )
+
+
+def beside_hooks(ours: Path) -> list[Path]:
+    """The other files of `ours`'s directory that Cline runs for the same event."""
+    event = ours.name.removesuffix(".sh").lower()
+    try:
+        entries = sorted(ours.parent.iterdir())
+    except OSError:
+        return []
+    return [
+        path
+        for path in entries
+        if path != ours
+        and path.is_file()
+        and any(path.name.lower() == event + ending for ending in CLINE_ENDINGS)
+    ]
+
+
+def plan_uninstall_file(where: installing.InstallFiles, content: bytes | None) -> installing.Plan:
+    """A file that is ccbridge's own (a plugin, a hook file) goes; anything else stays as it
+    is (install never writes over a file that is not ccbridge's)."""
+    mark = PLUGIN_MARK if where.settings.suffix == ".js" else HOOK_MARK
+    ours = content is not None and mark.encode() in content
+    notes = [] if ours or content is None else [f"{where.settings} is not ccbridge's: kept"]
+    return installing.Plan(
+        where.settings,
+        where.config,
+        content,
+        None if ours else content,
+        None,
+        None,
+        notes=notes,
+    )
+
+
+def _cline_beside(files: list[Path]) -> Iterator[Finding]:
+    for path in files:
+        for other in [*beside_hooks(path), *beside_hooks(path.with_name("PostToolUse.sh"))]:
+            yield Finding(
+                "warn",
+                "cline",
+                f"{other} runs beside ccbridge's hook, outside its fold: its crash or hang lets "
+                "the call run, and its `overrideInput` is applied after ccbridge judged the call",
+            )
+    yield Finding(
+        "info",
+        "cline",
+        "Cline also runs the hook files of ~/Documents/Cline/Hooks and <project>/.cline/hooks; "
+        "Cline 3.0.65 has no setting that turns hook files off",
+    )
+
+
 # --- doctor ---------------------------------------------------------------------------------
 
 
@@ -387,6 +570,8 @@ def _program(spec: Agent, env: Mapping[str, str]) -> Iterator[Finding]:
 
 
 def _registered(spec: Agent, path: Path) -> set[str]:
+    if spec.hook_files:
+        return {event for event in spec.events if _ours(path.with_name(f"{event}.sh"))}
     if spec.plugin:
         try:
             source = path.read_text(encoding="utf-8")
@@ -434,7 +619,17 @@ def _starts(spec: Agent, path: Path, env: Mapping[str, str], project: Path) -> I
             yield Finding("ok", "starts", f"{run}: answers a harmless {spec.name} event")
 
 
+def _ours(path: Path) -> bool:
+    try:
+        return HOOK_MARK in path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def _commands_of(spec: Agent, path: Path) -> set[str]:
+    if spec.hook_files:
+        # The file itself, run as Cline runs it: by the interpreter its first line names.
+        return {shlex.join(["/bin/sh", str(path)])} if _ours(path) else set()
     if spec.plugin:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.startswith("const RUN = "):
@@ -478,6 +673,9 @@ def _agent_settings(spec: Agent, env: Mapping[str, str], files: list[Path]) -> I
             "Copilot CLI loads a repository's .github/hooks only in a folder it trusts; "
             "`disableAllHooks: true` in its settings turns every hook off",
         )
+        return
+    if spec.name == "cline":
+        yield from _cline_beside(files)
         return
     if spec.name != "codex":
         return

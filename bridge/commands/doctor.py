@@ -190,9 +190,10 @@ def check_registration(files: Sequence[Path], managed: Sequence[Path] = ()) -> I
             + ", ".join(map(str, in_managed))
             + ") and in "
             + ", ".join(map(str, elsewhere))
-            + ": Claude Code runs it twice for each call; the managed registration is the one "
+            + ": Claude Code starts it twice for each call; the managed registration is the one "
             "whose deny is final (it runs before any mod), the other runs after the mods and "
-            "only repeats the judgement; remove it (`ccbridge uninstall`)",
+            "gives the same answer without judging again (the sub-hooks run once); remove it "
+            "(`ccbridge uninstall`) to save that process",
         )
     events: set[str] = set()
     for path, per_event in found.items():
@@ -489,8 +490,9 @@ def check_twice(files: Sequence[Path], paths: Sequence[Path]) -> Iterator[Findin
             yield Finding(
                 "warn",
                 "twice",
-                f"ccbridge is registered {len(commands)} times for "
-                f"{event} with different commands, and runs each: " + ", ".join(sorted(commands)),
+                f"ccbridge is registered {len(commands)} times for {event} with different "
+                "commands, and Claude Code starts each: they give one judgement's answer (the "
+                "sub-hooks run once), one process more per call: " + ", ".join(sorted(commands)),
             )
     compiled = load(list(paths), None, wide=wide_layers(paths, os.environ, None)) if paths else None
     for event, specs in compiled.hooks.items() if compiled else ():

@@ -201,6 +201,7 @@ class Plan:
     moved: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     wall: dict[str, Any] = field(default_factory=dict)  # what put_up_wall added
+    mode: int | None = None  # the settings file's permissions, where they matter (a hook file)
 
     @property
     def changed(self) -> bool:
@@ -960,7 +961,7 @@ def apply(plan: Plan) -> None:
     if plan.config_after != plan.config_before:
         write_file(plan.config, plan.config_after)
     if plan.settings_after != plan.settings_before:
-        write_file(plan.settings, plan.settings_after)
+        write_file(plan.settings, plan.settings_after, plan.mode)
 
 
 def read_bytes(path: Path) -> bytes | None:

@@ -88,13 +88,17 @@ def _judged(compiled: "CompiledConfig", around: "Surroundings | None") -> "Compi
     """The compiled config with its protection level (off the hot path: a cache miss)."""
     if around is None:
         return compiled
+    from bridge.config.registrations import counted
     from bridge.wall import hook_scripts, judge, plugin_dirs
 
     level, _missing = judge(around.env, around.project, compiled.hooks, compiled.audit.path)
     scripts = tuple(hook_scripts(compiled.hooks, around.env, around.project))
     named = tuple(plugin_dirs(around.env, around.project))
+    twice = tuple(counted(around.env, around.project).items())
     # What is missing: explain and doctor judge again.
-    return replace(compiled, protection=level, hook_scripts=scripts, plugin_dirs=named)
+    return replace(
+        compiled, protection=level, hook_scripts=scripts, plugin_dirs=named, coordinated=twice
+    )
 
 
 def _cache_file(
@@ -122,7 +126,7 @@ def load(
 
     sources = read_sources(paths)
     key = cache_key(sources, around, wide)
-    secret, tampered = _secret(cache.key_file) if cache is not None else (None, None)
+    secret, tampered = sealing_key(cache.key_file) if cache is not None else (None, None)
     entry = _cache_file(cache.directory, secret, sources, around) if cache and secret else None
     forged = False
     if entry is not None and secret is not None:
@@ -158,7 +162,7 @@ def load(
     return compiled
 
 
-def _secret(path: "Path") -> "tuple[bytes | None, str | None]":
+def sealing_key(path: "Path") -> "tuple[bytes | None, str | None]":
     """The per-user sealing key, made on first use; None when it cannot be had (then nothing is
     cached: every call compiles, slower but never trusting an unsealed entry). The second item
     says why the call is refused: the key was no regular file (a FIFO would hang every call),

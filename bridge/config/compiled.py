@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 
     Path = str | os.PathLike[str]  # `pathlib` is not imported on a hook call: plain strings
 
-FORMAT = 6
+FORMAT = 7
 POLICY_KINDS = ("guards", "pre_execute", "post_execute", "observers")
 # Seconds from a call's start to its answer (bridge.hookcall): below the `timeout: 60` that
 # `ccbridge install` registers, with room for the hard stop's grace, the audit record and the
@@ -93,6 +93,10 @@ class CompiledConfig(Record, frozen=True):
     # The plugin and marketplace folders CC's settings name (bridge.wall.plugin_dirs): code CC
     # loads, kept like ~/.claude/plugins.
     plugin_dirs: "tuple[str, ...]" = ()
+    # The events Claude Code starts more than one ccbridge for (different registrations,
+    # bridge.config.registrations), with how many: their calls share one judgement
+    # (bridge.coordination). Judged when compiled, like `protection`.
+    coordinated: "tuple[tuple[str, int], ...]" = ()
 
     @property
     def self_protection(self) -> bool:
@@ -121,6 +125,7 @@ class CompiledConfig(Record, frozen=True):
             "protection": self.protection,
             "hook_scripts": list(self.hook_scripts),
             "plugin_dirs": list(self.plugin_dirs),
+            "coordinated": [list(pair) for pair in self.coordinated],
         }
 
     @classmethod
@@ -145,6 +150,7 @@ class CompiledConfig(Record, frozen=True):
             protection=data["protection"],
             hook_scripts=tuple(data["hook_scripts"]),
             plugin_dirs=tuple(data["plugin_dirs"]),
+            coordinated=tuple(map(tuple, data["coordinated"])),
         )
 
 

@@ -3,10 +3,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-import pytest
 from google.protobuf import json_format
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
@@ -20,11 +18,6 @@ ENV = {
     "CCBRIDGE_OTEL_ORG": "acme",
     "CCBRIDGE_OTEL_RESOURCE_ATTRIBUTES": "deployment.environment=prod, team=infra",
 }
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
 
 
 def plain(value: AnyValue) -> Any:

@@ -78,9 +78,10 @@ def test_a_second_registration_outside_managed_settings_is_named(
     assert both == [
         f"ccbridge is registered both in managed settings ({managed / 'ccbridge.json'}) and in "
         f"{sandbox.settings}, {sandbox.settings.with_name('settings.local.json')}: Claude Code "
-        "runs it twice for each call; the managed registration is the one whose deny is final "
-        "(it runs before any mod), the other runs after the mods and only repeats the "
-        "judgement; remove it (`ccbridge uninstall`)"
+        "starts it twice for each call; the managed registration is the one whose deny is final "
+        "(it runs before any mod), the other runs after the mods and gives the same answer "
+        "without judging again (the sub-hooks run once); remove it (`ccbridge uninstall`) to "
+        "save that process"
     ]
 
 

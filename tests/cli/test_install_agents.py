@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -104,7 +105,7 @@ def test_there_is_no_local_scope_for_the_other_agents(sandbox: Sandbox) -> None:
     assert done.returncode == 1 and "--user or --project" in done.stderr
 
 
-@pytest.mark.parametrize("host", ["codex", "gemini", "copilot", "qwen", "opencode"])
+@pytest.mark.parametrize("host", ["codex", "gemini", "copilot", "qwen", "opencode", "cline"])
 def test_doctor_fails_without_a_registration_and_passes_with_one(
     sandbox: Sandbox, host: str
 ) -> None:
@@ -235,4 +236,16 @@ def test_opencode_plugin_refuses_when_ccbridge_cannot_start(sandbox: Sandbox) ->
         else:
             assert said.startswith("refused: "), (case, said, done.stderr)
     assert sandbox.run("uninstall", "--host", "opencode", "--project").returncode == 0
+    assert not plugin.exists()
+
+
+def test_opencode_plugin_goes_without_an_install_record_too(sandbox: Sandbox) -> None:
+    """The same rule for opencode's plugin file, which is no JSON settings file: failed before
+    (uninstall read the plugin as JSON and stopped)."""
+    assert sandbox.run("install", "--host", "opencode", "--project").returncode == 0
+    plugin = sandbox.project / ".opencode" / "plugin" / "ccbridge.js"
+    shutil.rmtree(sandbox.state)
+    sandbox.state.mkdir()
+    done = sandbox.run("uninstall", "--host", "opencode", "--project")
+    assert done.returncode == 0, done.stderr
     assert not plugin.exists()

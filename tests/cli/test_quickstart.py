@@ -43,7 +43,7 @@ def _scratch_env(root: Path, tools: Path) -> dict[str, str]:
     kept = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("CCBRIDGE_", "CLAUDE_", "XDG_", "PIPX_", "VIRTUAL_ENV", "PYTHON"))
+        if not key.startswith(("PIPX_", "VIRTUAL_ENV", "PYTHON"))
     }
     return {
         **kept,

@@ -1,14 +1,17 @@
-"""Run the real Codex CLI and Gemini CLI against loopback stand-ins of their model APIs.
+"""Run the real Codex CLI, Gemini CLI, Copilot CLI, Qwen Code and opencode against loopback
+stand-ins of their model APIs.
 
 Each stand-in answers the agent's first request that offers tools with one scripted shell
 command (Codex: an `exec_command` function call on the Responses API; Gemini: a
-`run_shell_command` function call on `streamGenerateContent`), and every later request with
-text. Every request body is kept, so a test can read what the agent sent back to the model
-after the call: the command's output, or the reason it was refused.
+`run_shell_command` function call on `streamGenerateContent`; the others: a call of their shell
+tool on chat completions), and every later request with text. Every request body is kept, so a
+test can read what the agent sent back to the model after the call: the command's output, or
+the reason it was refused.
 
 The clients are fetched by `scripts/fetch-clients` (npm packages `@openai/codex`,
-`@google/gemini-cli`) into `~/.cache/ccbridge/clients/<client>/<version>/`; the pinned versions
-live in `.ci/client-versions` only.
+`@google/gemini-cli`, `@github/copilot`, `@qwen-code/qwen-code`, `opencode-ai`) into
+`~/.cache/ccbridge/clients/<client>/<version>/`; the pinned versions live in
+`.ci/client-versions` only.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from tests.support import outer
+
 from .harness import pinned_versions
 
 BINARIES = {
@@ -36,6 +41,7 @@ BINARIES = {
     "copilot": "copilot",
     "qwen-code": "qwen",
     "opencode": "opencode",
+    "cline": "cline",
 }
 RUN_TIMEOUT = 60.0  # a run that passes takes under 15 s; longer is an agent waiting forever
 
@@ -45,8 +51,9 @@ def pinned(client: str) -> list[str]:
 
 
 def clients_cache() -> Path:
-    configured = os.environ.get("CCBRIDGE_CLIENTS_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "ccbridge" / "clients"
+    """Where scripts/fetch-clients put the clients: in the real home, not the test's own."""
+    configured = outer.ENVIRON.get("CCBRIDGE_CLIENTS_CACHE")
+    return Path(configured) if configured else outer.HOME / ".cache" / "ccbridge" / "clients"
 
 
 def client_binary(client: str, version: str) -> Path | None:
@@ -60,6 +67,7 @@ class ModelStandIn:
     def __init__(self, commands: Sequence[str]) -> None:
         self.commands = list(commands)
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.asked_at: float | None = None  # when the last scripted command was handed out
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
 
@@ -82,6 +90,7 @@ class ModelStandIn:
         with self._lock:
             if not self.offers_tools(body) or self.answers_a_call(body) or not self.commands:
                 return None
+            self.asked_at = time.monotonic()
             return self.commands.pop(0)
 
     def offers_tools(self, body: Mapping[str, Any]) -> bool:
@@ -200,12 +209,14 @@ class ChatCompletionsStandIn(ModelStandIn):
     CLI's custom providers call it. The scripted command goes to whichever shell tool the
     agent offers (`SHELL_TOOLS`), with the argument name that tool's schema asks for."""
 
-    SHELL_TOOLS = ("run_shell_command", "bash", "shell", "execute_command")
+    SHELL_TOOLS = ("run_shell_command", "bash", "shell", "execute_command", "run_commands")
 
     def answers_a_call(self, body: Mapping[str, Any]) -> bool:
         return any(message.get("role") == "tool" for message in body.get("messages", []))
 
-    def shell_tool(self, body: Mapping[str, Any]) -> tuple[str, str]:
+    def shell_tool(self, body: Mapping[str, Any]) -> tuple[str, str, bool]:
+        """The shell tool's name, its command argument, and whether that is a list (Cline's
+        `run_commands` takes `commands: [...]`)."""
         offered = {
             tool.get("function", {}).get("name"): tool.get("function", {}).get("parameters", {})
             for tool in body.get("tools", [])
@@ -214,8 +225,9 @@ class ChatCompletionsStandIn(ModelStandIn):
             if name in offered:
                 properties = (offered[name] or {}).get("properties", {})
                 key = "command" if "command" in properties else next(iter(properties), "command")
-                return name, key
-        return self.SHELL_TOOLS[0], "command"
+                listed = (properties.get(key) or {}).get("type") == "array"
+                return name, key, listed
+        return self.SHELL_TOOLS[0], "command", False
 
     def respond(self, path: str, body: Mapping[str, Any]) -> tuple[str, bytes]:
         if not path.rstrip("/").endswith("chat/completions"):
@@ -225,8 +237,8 @@ class ChatCompletionsStandIn(ModelStandIn):
         if command is None:
             message, finish = {"role": "assistant", "content": "Done."}, "stop"
         else:
-            name, key = self.shell_tool(body)
-            arguments = {key: command, "description": "x"}
+            name, key, listed = self.shell_tool(body)
+            arguments = {key: [command]} if listed else {key: command, "description": "x"}
             call = {
                 "id": f"call_{len(self.requests)}",
                 "type": "function",
@@ -481,25 +493,54 @@ def run_qwen(
         return _run(argv, project, run_env, stub)
 
 
+# What opencode 1.18.33 does before its first model request, measured with strace: for every
+# config directory (`~/.config/opencode`, `<project>/.opencode`) it installs its plugin SDK
+# `@opencode-ai/plugin` from the npm registry (23 connections and 20 to 25 s on this machine, the
+# only wait) unless that directory already holds `node_modules` and a `package-lock.json` naming
+# the package; with OPENCODE_DISABLE_MODELS_FETCH it makes no other connection at all.
+OPENCODE_SDK = "@opencode-ai/plugin"
+
+
+def _opencode_installed(directory: Path, version: str) -> None:
+    """`directory` as opencode leaves it once it has installed its SDK there: a user's second
+    run and every later one. ccbridge's plugin imports nothing, so no package is needed."""
+    (directory / "node_modules").mkdir(parents=True, exist_ok=True)
+    lock = {"packages": {"": {"dependencies": {OPENCODE_SDK: version}}}}
+    (directory / "package-lock.json").write_text(json.dumps(lock), encoding="utf-8")
+
+
 def run_opencode(
     binary: Path,
     project: Path,
-    plugin: bytes,
+    plugins: Mapping[str, str | bytes],
     commands: Sequence[str],
     env: Mapping[str, str] | None = None,
+    permission: Mapping[str, Any] | None = None,
+    waits_on_call: float | None = None,
 ) -> AgentRun:
-    """`opencode run` once in `project`, `plugin` as its one user plugin, an
-    OpenAI-compatible provider pointed at a chat-completions stand-in, every tool allowed."""
+    """`opencode run` once in `project`, `plugins` (file name: source) in its project plugin
+    directory `.opencode/plugin/` (where `ccbridge install --host opencode --project` writes
+    ccbridge's), its user config naming an OpenAI-compatible provider at a chat-completions
+    stand-in. `permission`: opencode's own rules (default: every bash and edit call allowed).
+    `waits_on_call`: a run expected to wait forever on the call is killed that many seconds
+    after the model asked for it, not at RUN_TIMEOUT."""
     with (
         tempfile.TemporaryDirectory(prefix="opencode-home-") as scratch,
         ChatCompletionsStandIn(commands) as stub,
     ):
         home = Path(scratch)
         config = home / ".config" / "opencode"
-        (config / "plugin").mkdir(parents=True)
-        (config / "plugin" / "ccbridge.js").write_bytes(plugin)
+        plugin_dir = project / ".opencode" / "plugin"
+        plugin_dir.mkdir(parents=True)
+        for name, source in plugins.items():
+            data = source.encode() if isinstance(source, str) else source
+            (plugin_dir / name).write_bytes(data)
+        package = binary.resolve().parent.parent / "package.json"  # opencode-ai's own
+        sdk = json.loads(package.read_text(encoding="utf-8"))["version"]
+        for directory in (config, project / ".opencode"):
+            _opencode_installed(directory, sdk)
         provider = {
-            "npm": "@ai-sdk/openai-compatible",
+            "npm": "@ai-sdk/openai-compatible",  # bundled in the binary: nothing is installed
             "name": "stub",
             "options": {"baseURL": f"{stub.base_url}/v1", "apiKey": "dummy"},
             "models": {"stub-model": {"name": "stub"}},
@@ -509,18 +550,66 @@ def run_opencode(
             "share": "disabled",
             "provider": {"stub": provider},
             "model": "stub/stub-model",
-            "permission": {"bash": "allow", "edit": "allow"},
+            "permission": dict(permission or {"bash": "allow", "edit": "allow"}),
         }
         (config / "opencode.json").write_text(json.dumps(settings), encoding="utf-8")
         argv = [str(binary), "run", "Do the task."]
         run_env = {
             **_base_env(home),
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
-            "OPENCODE_DISABLE_MODELS_FETCH": "1",
-            "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-            "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",  # models.dev: the provider is configured
             **(env or {}),
         }
+        if waits_on_call is not None:
+            return _run_until_stuck(argv, project, run_env, stub, waits_on_call)
+        return _run(argv, project, run_env, stub)
+
+
+def run_cline(
+    binary: Path,
+    project: Path,
+    hooks: Mapping[str, bytes],
+    commands: Sequence[str],
+    env: Mapping[str, str] | None = None,
+) -> AgentRun:
+    """`cline --json` once in `project` (act mode, every tool auto-approved: its default with a
+    prompt), `hooks` (file name: content) as its user hook files in ~/.cline/hooks, its
+    OpenAI-compatible provider pointed at a chat-completions stand-in. The local session
+    backend: no hub daemon is started, and none outlives the run."""
+    with (
+        tempfile.TemporaryDirectory(prefix="cline-home-") as scratch,
+        ChatCompletionsStandIn(commands) as stub,
+    ):
+        home = Path(scratch)
+        hooks_dir = home / ".cline" / "hooks"
+        hooks_dir.mkdir(parents=True)
+        for name, content in hooks.items():
+            (hooks_dir / name).write_bytes(content)
+            (hooks_dir / name).chmod(0o755)
+        settings = home / ".cline" / "data" / "settings"
+        settings.mkdir(parents=True)
+        provider = {
+            "settings": {
+                "provider": "openai-compatible",
+                "apiKey": "dummy",
+                "model": "stub-model",
+                "baseUrl": f"{stub.base_url}/v1",
+            },
+            # As `cline auth` writes it: without `updatedAt` and `modes`, 3.0.65 did not use the
+            # entry (measured: it called a provider of its own, which refused the connection).
+            "updatedAt": "2026-01-01T00:00:00.000Z",
+            "tokenSource": "manual",
+        }
+        providers = {
+            "version": 1,
+            "lastUsedProvider": "openai-compatible",
+            "modes": {},
+            "providers": {"openai-compatible": provider},
+        }
+        (settings / "providers.json").write_text(json.dumps(providers), encoding="utf-8")
+        argv = [str(binary), "--json", "--retries", "1", "-P", "openai-compatible"]
+        argv += ["-m", "stub-model", "Do the task."]
+        run_env = {**_base_env(home), "CLINE_SESSION_BACKEND_MODE": "local", **(env or {})}
         return _run(argv, project, run_env, stub)
 
 
@@ -540,6 +629,37 @@ def _run(argv: list[str], project: Path, env: dict[str, str], stub: ModelStandIn
     except subprocess.TimeoutExpired as hung:
         return AgentRun(None, _text(hung.stdout), _text(hung.stderr), stub, RUN_TIMEOUT)
     return AgentRun(done.returncode, done.stdout, done.stderr, stub, time.monotonic() - started)
+
+
+def _run_until_stuck(
+    argv: list[str], project: Path, env: dict[str, str], stub: ModelStandIn, wait: float
+) -> AgentRun:
+    """As _run, but killed `wait` seconds after the model asked for the scripted command: how
+    long the agent took to start (seconds to tens of seconds on a loaded machine) does not
+    count against the wait."""
+    started = time.monotonic()
+    with subprocess.Popen(
+        argv,
+        cwd=project,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as agent:
+        while True:
+            try:
+                out, err = agent.communicate(timeout=0.5)
+            except subprocess.TimeoutExpired as waiting:
+                now, asked = time.monotonic(), stub.asked_at
+                if now - started < RUN_TIMEOUT and (asked is None or now - asked < wait):
+                    continue
+                agent.kill()
+                agent.wait()
+                return AgentRun(
+                    None, _text(waiting.stdout), _text(waiting.stderr), stub, now - started
+                )
+            return AgentRun(agent.returncode, out, err, stub, time.monotonic() - started)
 
 
 def _text(data: str | bytes | None) -> str:

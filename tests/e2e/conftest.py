@@ -10,6 +10,8 @@ from pathlib import Path
 import pluggy
 import pytest
 
+from tests.support import outer
+
 from . import matrix_table
 from .harness import claude_binary, claude_cache, pinned_versions
 
@@ -34,7 +36,7 @@ def _reason(report: pytest.TestReport | pytest.CollectReport) -> str:
 
 
 def excused(reason: str) -> bool:
-    return os.environ.get(NO_USERNS) == "1" and reason.startswith(LACKS_USERNS)
+    return outer.ENVIRON.get(NO_USERNS) == "1" and reason.startswith(LACKS_USERNS)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.support import outer
+
 from .model_stub import ModelStub, Transcript, Turn
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -37,8 +39,9 @@ def pinned_versions(client: str = "claude-code", suite: str | None = None) -> li
 
 
 def claude_cache() -> Path:
-    configured = os.environ.get("CCBRIDGE_CLAUDE_CACHE")
-    return Path(configured) if configured else Path.home() / ".cache" / "ccbridge" / "claude"
+    """Where scripts/fetch-clients put the binaries: in the real home, not the test's own."""
+    configured = outer.ENVIRON.get("CCBRIDGE_CLAUDE_CACHE")
+    return Path(configured) if configured else outer.HOME / ".cache" / "ccbridge" / "claude"
 
 
 def claude_binary(version: str) -> Path | None:

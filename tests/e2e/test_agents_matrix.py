@@ -1,8 +1,12 @@
-"""Codex CLI and Gemini CLI as real clients: each sub-hook behaviour under the plain agent and
-behind ccbridge, registered the way `ccbridge install --host` registers it.
+"""Codex CLI, Gemini CLI, Copilot CLI, Qwen Code and opencode as real clients: each sub-hook
+behaviour under the plain agent and behind ccbridge, registered the way `ccbridge install --host`
+registers it.
 
-*plain*: the sub-hook registered directly in the agent's hooks. *ccbridge*: the same sub-hook in
-a ccbridge config (CC's hooks block), and `ccbridge run --host NAME` registered in its place.
+*plain*: the sub-hook registered directly in the agent's hooks; for opencode, which has no
+command hooks, the same behaviour written as an opencode plugin (its own hook form). *ccbridge*:
+the same sub-hook in a ccbridge config (CC's hooks block), and `ccbridge run --host NAME`
+registered in its place (for opencode, the plugin `ccbridge install --host opencode --project`
+writes).
 Each test asserts on what really happened (did the command leave its marker file? what did the
 agent tell the model?) and records it for the agents' section of docs/e2e-matrix.md.
 """
@@ -10,6 +14,7 @@ agent tell the model?) and records it for the agents' section of docs/e2e-matrix
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,9 +32,11 @@ from .agents import (
     client_binary,
     clients_cache,
     pinned,
+    run_cline,
     run_codex,
     run_copilot,
     run_gemini,
+    run_opencode,
     run_qwen,
 )
 from .harness import ccbridge_executable
@@ -47,6 +54,12 @@ GEMINI_DENY_TOUCH = (
     '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "touch"\n'
     'decision = "deny"\npriority = 500\n'
 )
+OPENCODE_DENY_TOUCH = {"bash": {"*": "allow", "touch *": "deny"}, "edit": "allow"}
+# opencode's plain rows: a plugin of the user's own holding these hooks (its `tool.execute.before`
+# runs before the call; read from the 1.18.33 binary, a throw stops it, the args object it is
+# handed is the one the tool runs with, and no timeout bounds it).
+OPENCODE_PLUGIN = "export const Plain = async () => ({{\n  {hooks}\n}});\n"
+OPENCODE_PLAIN_HANG_WAIT_S = 10.0  # the plugin never answers: killed this long after the call
 
 
 @dataclass(frozen=True)
@@ -61,6 +74,9 @@ class Case:
     # CC's, as everywhere).
     plain_body: tuple[tuple[str, str], ...] = ()
     plain_expect: tuple[tuple[str, str], ...] = ()  # an agent whose plain row differs
+    plain_none: tuple[str, ...] = ()  # agents whose own hook form has no such answer: not run
+    # An agent that waits forever on its plain row: killed that many seconds after the call.
+    plain_waits_on_call: tuple[tuple[str, float], ...] = ()
 
     def expected(self, host: str, mode: Mode) -> str:
         return (
@@ -81,6 +97,14 @@ CASES = [
         "echo 'no touching today' >&2; exit 2",
         {"plain": "blocked", "ccbridge": "blocked"},
         reason="no touching today",
+        # Cline reads no exit code: its own deny is `cancel`
+        plain_body=(
+            ("cline", prints_json({"cancel": True, "errorMessage": "no touching today"})),
+            (
+                "opencode",
+                '"tool.execute.before": async () => { throw new Error("no touching today"); },',
+            ),
+        ),
     ),
     Case(
         "ask",
@@ -99,8 +123,11 @@ CASES = [
                     }
                 ),
             ),
+            # Cline has no ask; `review` is the field its hook output schema holds for it
+            ("cline", prints_json({"review": True, "errorMessage": "a person should look"})),
         ),
         plain_expect=(("gemini", "hung"), ("copilot", "blocked"), ("qwen", "blocked")),
+        plain_none=("opencode",),  # a plugin can throw or return, not ask
     ),
     Case(
         "crash",
@@ -108,7 +135,10 @@ CASES = [
         "echo boom >&2; exit 1",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="exited with code 1",
-        plain_expect=(("copilot", "blocked"),),
+        plain_expect=(("copilot", "blocked"), ("opencode", "blocked")),
+        plain_body=(
+            ("opencode", '"tool.execute.before": async (input) => { input.missing.boom(); },'),
+        ),
     ),
     Case(
         "hang",
@@ -116,6 +146,9 @@ CASES = [
         "sleep 8",
         {"plain": "ran", "ccbridge": "blocked"},
         reason="timed out",
+        plain_expect=(("opencode", "hung"),),
+        plain_body=(("opencode", '"tool.execute.before": () => new Promise(() => {}),'),),
+        plain_waits_on_call=(("opencode", OPENCODE_PLAIN_HANG_WAIT_S),),
     ),
     Case(
         "allow",
@@ -123,7 +156,11 @@ CASES = [
         pre_tool_use("allow", "fine by me"),
         {"plain": "blocked", "ccbridge": "blocked"},
         agent_refuses_touch=True,
-        plain_body=(("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),),
+        plain_body=(
+            ("gemini", prints_json({"decision": "allow", "reason": "fine by me"})),
+            # a plugin's answer to a permission (1.18.33 never calls it: read from its binary)
+            ("opencode", '"permission.ask": async (_, output) => { output.status = "allow"; },'),
+        ),
     ),
     Case(
         "rewrite",
@@ -152,6 +189,12 @@ CASES = [
                     }
                 ),
             ),
+            ("cline", prints_json({"overrideInput": {"commands": [f"touch {REWRITTEN}"]}})),
+            (
+                "opencode",
+                '"tool.execute.before": async (_, output) => '
+                f'{{ output.args.command = "touch {REWRITTEN}"; }},',
+            ),
         ),
     ),
 ]
@@ -163,12 +206,20 @@ class Agent:
     client: str  # the npm client in .ci/client-versions
     pre_event: str
     run: Callable[..., AgentRun]
-    refuse_touch: dict[str, str | tuple[str, ...]]  # the agent's own rule, as its runner's keywords
+    refuse_touch: dict[str, Any]  # the agent's own rule, as its runner's keywords
+    # A refusal stops the agent's whole task (Cline's `cancel`): the model is never told.
+    stops_task: bool = False
 
     def timeout(self, seconds: int) -> int:
         return seconds * 1000 if self.host == "gemini" else seconds  # Gemini: milliseconds
 
-    def hooks(self, handler: dict[str, Any], matcher: str) -> dict[str, Any]:
+    def hooks(self, handler: dict[str, Any], matcher: str, body: str) -> Any:
+        """The plain agent's registration of `handler` (opencode: a plugin made of `body`)."""
+        if self.host == "opencode":
+            return {"plain.js": OPENCODE_PLUGIN.format(hooks=body)}
+        if self.host == "cline":  # a hook file per event (its timeout is Cline's own 120 s)
+            script = Path(shlex.split(handler["command"])[0]).read_bytes()
+            return {self.pre_event: script}
         if self.host == "copilot":  # its own flat form: `bash` and `timeoutSec`
             own = {"type": "command", "bash": handler["command"], "timeoutSec": handler["timeout"]}
             return {self.pre_event: [own]}
@@ -184,6 +235,14 @@ AGENTS = {
         "copilot", "copilot", "preToolUse", run_copilot, {"deny_tools": ("shell(touch)",)}
     ),
     "qwen": Agent("qwen", "qwen-code", "PreToolUse", run_qwen, {}),
+    "cline": Agent("cline", "cline", "PreToolUse", run_cline, {}, stops_task=True),
+    "opencode": Agent(
+        "opencode",
+        "opencode",
+        "tool.execute.before",
+        run_opencode,
+        {"permission": OPENCODE_DENY_TOUCH},
+    ),
 }
 
 
@@ -205,13 +264,37 @@ def effect(project: Path, done: AgentRun) -> str:
     return "ran" if (project / MARKER).exists() else "blocked"
 
 
+def registration(agent: Agent, tmp_path: Path, run: str) -> Any:
+    """What `ccbridge install --host NAME --user` writes, in the form the agent's runner takes:
+    the `hooks` of its settings, or (Cline) its hook files by name."""
+    spec = agents.AGENTS[agent.host]
+    where = installing.InstallFiles(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
+    if agent.host == "opencode":  # the plugin file itself
+        plan = agents.plan_install(spec, where, None, None, run)
+        assert plan.settings_after is not None
+        return {"ccbridge.js": plan.settings_after}
+    if spec.hook_files:
+        files = {}
+        for event in spec.events:
+            at = installing.InstallFiles(tmp_path / f"{event}.sh", where.config)
+            plan = agents.plan_install(spec, at, None, None, run)
+            assert plan.settings_after is not None
+            files[at.settings.name] = plan.settings_after
+        return files
+    plan = agents.plan_install(spec, where, None, None, run)
+    assert plan.settings_after is not None
+    return json.loads(plan.settings_after)["hooks"]
+
+
 def run_case(
     agent: Agent, version: str, case: Case, mode: Mode, tmp_path: Path, **options: Any
 ) -> tuple[str, AgentRun, Path]:
     binary = binary_of(agent, version)
     project = tmp_path / "project"
     project.mkdir()
-    body = dict(case.plain_body).get(agent.host, case.body) if mode == "plain" else case.body
+    plain = dict(case.plain_body).get(agent.host, case.body)
+    # opencode's plain row is a plugin of `plain` alone; the script is ccbridge's sub-hook
+    body = plain if mode == "plain" and agent.host != "opencode" else case.body
     hook = write_hook(tmp_path / "hooks", f"{case.id}.sh", body)
     sub = command_handler(hook, timeout=SUBHOOK_TIMEOUT_S, name=case.id)
     extra = agent.refuse_touch if case.agent_refuses_touch else {}
@@ -219,7 +302,9 @@ def run_case(
     env = {"CCBRIDGE_STATE_DIR": str(state), "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache")}
     if mode == "plain":
         handler = {**sub, "timeout": agent.timeout(SUBHOOK_TIMEOUT_S)}
-        hooks = agent.hooks(handler, "*")
+        hooks = agent.hooks(handler, "*", plain)
+        if agent.host in dict(case.plain_waits_on_call):
+            options = {**options, "waits_on_call": dict(case.plain_waits_on_call)[agent.host]}
     else:
         # Registered exactly as `ccbridge install --host NAME` registers it; the config given
         # by $CCBRIDGE_CONFIG (the install's registration names none).
@@ -227,17 +312,14 @@ def run_case(
         block = {"PreToolUse": [{"matcher": "Bash", "hooks": [sub]}]}
         config.write_text(yaml.safe_dump({"hooks": block}), encoding="utf-8")
         env["CCBRIDGE_CONFIG"] = str(config)
-        where = installing.InstallFiles(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
-        run = agents.command(ccbridge_executable(), agent.host)
-        plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
-        assert plan.settings_after is not None
-        hooks = json.loads(plan.settings_after)["hooks"]
+        hooks = registration(agent, tmp_path, agents.command(ccbridge_executable(), agent.host))
     done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env, **extra, **options)
     return effect(project, done), done, state
 
 
 # Each agent's rows; the "allow past the agent's own rule" row only where a rule of the agent's
-# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it).
+# own refusing `touch` is set up (Qwen Code's is not: that row is not measured for it), and no
+# plain row where the agent's own hook form has no such answer (an opencode plugin cannot ask).
 MATRIX = [
     pytest.param(name, version, mode, case, id=f"{name}-{version}-{mode}-{case.id}")
     for name, agent in AGENTS.items()
@@ -245,6 +327,7 @@ MATRIX = [
     for mode in ("plain", "ccbridge")
     for case in CASES
     if agent.refuse_touch or not case.agent_refuses_touch
+    if not (mode == "plain" and name in case.plain_none)
 ]
 
 
@@ -262,10 +345,15 @@ def test_agent_matrix(
         )
     )
     assert outcome == case.expected(agent.host, mode), (done.stdout[-2000:], done.stderr[-2000:])
-    if mode == "ccbridge":
+    if outcome == "hung":  # waiting on the call, not still starting up when it was killed
+        assert not done.stub.commands, "killed before the model asked for the command"
+    if mode == "ccbridge" and agent.stops_task and outcome == "blocked":
+        assert '"finishReason":"aborted"' in done.stdout, done.stdout[-2000:]
+    elif mode == "ccbridge":
         assert done.stub.tool_outputs(), "the agent never reported the call back to the model"
         if outcome == "blocked" and case.reason:
             assert told, done.stub.tool_outputs()
+    if mode == "ccbridge":
         records = [json.loads(line) for line in (state / "audit.jsonl").read_text().splitlines()]
         pre = [record for record in records if record["event"] == "PreToolUse"]
         assert pre and all(record.get("host") == agent.host for record in pre), records
@@ -304,7 +392,13 @@ CANNOT_START = Case(
     {"plain": "ran", "ccbridge": "blocked"},
 )
 # What the agent itself does with a registered hook that cannot start (exit 127 from its shell).
-CANNOT_START_OUTCOME = {"copilot": "blocked", "qwen": "ran"}
+# Cline: the hook file ccbridge writes refuses when ccbridge gives no answer.
+CANNOT_START_OUTCOME = {
+    "copilot": "blocked",
+    "qwen": "ran",
+    "cline": "blocked",
+    "opencode": "blocked",
+}
 
 
 @pytest.mark.parametrize(
@@ -324,11 +418,8 @@ def test_what_the_agent_does_when_ccbridge_cannot_start(
     binary = binary_of(agent, version)
     project = tmp_path / "project"
     project.mkdir()
-    where = installing.InstallFiles(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
-    run = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
-    plan = agents.plan_install(agents.AGENTS[agent.host], where, None, None, run)
-    assert plan.settings_after is not None
-    hooks = json.loads(plan.settings_after)["hooks"]
+    missing = agents.command(str(tmp_path / "missing" / "ccbridge"), agent.host)
+    hooks = registration(agent, tmp_path, missing)
     done = agent.run(binary, project, hooks, [f"touch {MARKER}"])
     outcome = effect(project, done)
     record = agents_table.Measurement(

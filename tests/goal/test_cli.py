@@ -48,7 +48,6 @@ def run(settings: GoalSettings, session_id: str | None, *args: str) -> Result:
         "CCBRIDGE_STATE_DIR": str(settings.state_dir),
         "CCBRIDGE_CONFIG": str(config),
     }
-    env.pop("CLAUDE_CODE_SESSION_ID", None)
     if session_id is not None:
         env["CLAUDE_CODE_SESSION_ID"] = session_id
     done = subprocess.run([*GOAL, *args], capture_output=True, text=True, env=env, timeout=60)

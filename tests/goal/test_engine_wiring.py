@@ -31,9 +31,7 @@ def ccbridge(root: Path, args: list[str], event: dict[str, Any] | None = None) -
         "CCBRIDGE_STATE_DIR": str(root / "state"),
         "CCBRIDGE_CACHE_DIR": str(root / "cache"),
         "CLAUDE_CODE_SESSION_ID": SESSION,
-        "HOME": str(root),
     }
-    env.pop("CCBRIDGE_CONFIG", None)
     done = subprocess.run(
         [CCBRIDGE, *args],
         input=orjson.dumps(event) if event else b"",

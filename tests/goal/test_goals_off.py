@@ -4,16 +4,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
 
 from tests.support.sandbox import Sandbox
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
 
 
 def create(sandbox: Sandbox) -> tuple[int, dict[str, str]]:

@@ -82,12 +82,15 @@ def test_shell_words_refuse_what_sh_cannot_parse(command: str) -> None:
 
 
 def _parse_seconds(size: int) -> float:
+    """CPU seconds of the fastest of three parses: the machine's other load moves neither."""
     command = "ccbridge goal create --objective '" + "x" * size + "'"
-    started = time.perf_counter()
-    request = parse_goal_command(command)
-    elapsed = time.perf_counter() - started
-    assert isinstance(request, GoalRequest) and request.objective == "x" * size
-    return elapsed
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        request = parse_goal_command(command)
+        best = min(best, time.process_time() - started)
+        assert isinstance(request, GoalRequest) and request.objective == "x" * size
+    return best
 
 
 def test_parsing_a_huge_command_is_linear() -> None:

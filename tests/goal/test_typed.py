@@ -240,8 +240,7 @@ def test_claude_codes_interrupt_event_records_no_turn(tmp_path: Path) -> None:
     edit after it still finds none open, through the real `ccbridge run`."""
     config = tmp_path / "c.yaml"
     config.write_text("goals: {enabled: true}\n")
-    env = {**os.environ, "CCBRIDGE_STATE_DIR": str(tmp_path / "state"), "HOME": str(tmp_path)}
-    env.pop("CCBRIDGE_CONFIG", None)
+    env = {**os.environ, "CCBRIDGE_STATE_DIR": str(tmp_path / "state")}
     base = {"session_id": "s-int", "cwd": str(tmp_path), "transcript_path": str(tmp_path / "t")}
     for source in ("user", "session", "system"):
         interrupt = {

@@ -88,3 +88,13 @@ def test_only_a_timeout_earns_a_second_run() -> None:
     assert not load_shaped([timed_out + "sub-hook 'exit 0 # 3' said deny"])
     assert not load_shaped([timed_out + "timed out after 20s", "!! bench_audit failed: x"])
     assert not load_shaped([])
+
+
+def test_the_results_file_keeps_its_earlier_figures_after_the_runs_it_rewrites() -> None:
+    """bench/run.py rewrites what comes before the runs through Claude Code and keeps the rest:
+    the earlier figures the docs point to must come after that heading, or a run drops them."""
+    heading = re.search(r'^CC_CALLS = "(.+)"$', BENCH.read_text(encoding="utf-8"), re.MULTILINE)
+    assert heading is not None
+    text = (BENCH.parent / "RESULTS.md").read_text(encoding="utf-8")
+    assert heading[1] in text and "\n## Earlier figures\n" in text
+    assert text.index(heading[1]) < text.index("\n## Earlier figures\n")

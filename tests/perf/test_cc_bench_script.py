@@ -8,6 +8,7 @@ The peers are left out (they come from the npm registry and a checkout, not from
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -38,6 +39,8 @@ def test_a_quick_run_measures_every_case(tmp_path: Path) -> None:
     options = ["--quick", "--no-peers", "--versions", version, "--ccbridge", str(CCBRIDGE)]
     done = subprocess.run(
         [sys.executable, str(BENCH), *options, "--out", str(out)],
+        # the bench finds the binary as this process did, not in the test's own home
+        env={**os.environ, "CCBRIDGE_CLAUDE_CACHE": str(harness.claude_cache())},
         capture_output=True,
         text=True,
         timeout=600,

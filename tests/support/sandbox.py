@@ -62,8 +62,9 @@ class Outcome:
 
 class Sandbox:
     """One private world for ccbridge: a home, a project (with its `.claude`), a state and a
-    cache directory of its own, and an environment pointing at them (the caller's, minus its
-    CCBRIDGE_, CLAUDE_ and XDG_ variables), so nothing a test does reaches the real ones.
+    cache directory of its own, and an environment pointing at them (the test's, which
+    tests/conftest.py has already cleared of the outer one's), so nothing a test does reaches
+    the real ones.
 
     Commands run as the real executable in the project (`run`, with $CLAUDE_PROJECT_DIR set);
     hook calls run in this process as main() makes them (`call`) or through the executable
@@ -78,11 +79,7 @@ class Sandbox:
         self.hooks = root / "hooks"
         for directory in (self.home, self.project / ".claude", self.state, self.cache, self.hooks):
             directory.mkdir(parents=True, exist_ok=True)
-        env = {
-            key: value
-            for key, value in os.environ.items()
-            if not key.startswith(("CCBRIDGE_", "CLAUDE_", "XDG_"))
-        }
+        env = dict(os.environ)  # no CCBRIDGE_, CLAUDE_ or XDG_ variable: tests/conftest.py
         env.update(
             HOME=str(self.home),
             CCBRIDGE_STATE_DIR=str(self.state),

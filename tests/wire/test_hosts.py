@@ -93,16 +93,19 @@ OPENCODE = {
     "args": {"command": "ls", "description": "x"},
     "cwd": "/w",
 }
-# Read from Cline 3.0.65's @cline/core: the `tool_call` payload of a PreToolUse hook file.
+# The `tool_call` payload of a PreToolUse hook file, as Cline 3.0.65 sent it (measured with the
+# real client; `clineVersion` is empty unless $CLINE_VERSION is set).
 CLINE = {
-    "clineVersion": "3.0.65",
-    "hookName": "tool_call",
-    "timestamp": "2026-12-03T14:22:48.551Z",
-    "taskId": "t1",
+    "clineVersion": "",
+    "timestamp": "2026-12-03T17:36:06.095Z",
+    "taskId": "conv_1796319365514_09zhwuf",
+    "sessionContext": {"rootSessionId": "1796319365192_ulzae"},
     "workspaceRoots": ["/w"],
-    "userId": "u1",
-    "agent_id": "a1",
+    "workspaceInfo": {"rootPath": "/w", "hint": "w"},
+    "userId": "unknown",
+    "agent_id": "agent_1796319365422_agt5hi",
     "parent_agent_id": None,
+    "hookName": "tool_call",
     "iteration": 1,
     "tool_call": {"id": "call_1", "name": "run_commands", "input": {"commands": ["ls"]}},
     "preToolUse": {"toolName": "run_commands", "parameters": {"commands": '["ls"]'}},

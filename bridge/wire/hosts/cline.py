@@ -1,13 +1,16 @@
-"""Cline CLI (`cline`, the @cline/core SDK): a hook is an executable file named for its event
-(`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `TaskStart` …, optionally with a script
-extension) in a hooks directory. Read from the 3.0.65 bundle (@cline/core dist/index.js and
-@cline/shared hooks/events.d.ts): stdin is `{clineVersion, hookName: "tool_call", timestamp,
-taskId, workspaceRoots, userId, agent_id, tool_call: {id, name, input}, preToolUse: {toolName,
-parameters}}`; the answer is the JSON on stdout (or its last `HOOK_CONTROL\\t` line):
-`{"cancel": true, "errorMessage": …}` stops the call; the exit code is not read. A hook that
-times out (30 s unless told) or prints JSON it cannot parse is dropped and the call runs; so
-ccbridge always answers in JSON on stdout (`{}` for no opinion), a deny with exit 2 and the
-reason on stderr as for every other host.
+"""Cline CLI (`cline`, the @cline/core SDK): a hook is a file named for its event
+(`PreToolUse`, `PostToolUse`, `UserPromptSubmit`, `TaskStart` …, case aside, optionally with a
+script ending such as `.sh`) in a hooks directory (~/.cline/hooks, ~/Documents/Cline/Hooks,
+<workspace>/.clinerules/hooks, <workspace>/.cline/hooks), run through the interpreter its first
+line names. Read from the 3.0.65 bundle (@cline/core, the same code in the CLI binary): stdin is
+`{clineVersion, hookName: "tool_call", timestamp, taskId, workspaceRoots, userId, agent_id,
+iteration, tool_call: {id, name, input}, preToolUse: {toolName, parameters}}`; the answer is the
+JSON on stdout (or its last `HOOK_CONTROL\\t` line), whatever the exit code: `{"cancel": true,
+"errorMessage": …}` stops the whole task (the model is not told), `overrideInput` replaces the
+call's input. A hook that prints nothing, crashes, prints JSON Cline cannot parse or is killed
+at 120 s is dropped and the call runs: so ccbridge always answers in JSON on stdout (`{}` for
+no opinion), a deny with exit 2 and the reason on stderr as for every other host, and the hook
+file `ccbridge install --host cline` writes refuses when ccbridge gives no answer.
 """
 
 from __future__ import annotations

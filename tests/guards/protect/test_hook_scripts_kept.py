@@ -31,9 +31,10 @@ def project_with_hook(tmp_path: Path, command: str) -> Path:
 
 
 def environment(home: Path, project: Path, state: Path) -> dict[str, str]:
-    """This process's environment but ccbridge's and CC's variables, for a hook call."""
+    """This process's environment (tests/conftest.py: none of ccbridge's or CC's variables
+    from outside), for a hook call."""
     return {
-        **{k: v for k, v in os.environ.items() if not k.startswith(("CCBRIDGE_", "CLAUDE_"))},
+        **os.environ,
         "HOME": str(home),
         "CLAUDE_PROJECT_DIR": str(project),
         "CCBRIDGE_STATE_DIR": str(state / "state"),
