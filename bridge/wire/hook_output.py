@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bridge.pipeline.valueclass import replace
 from bridge.subhooks.verdict import HookRun, Verdict
-from bridge.wire import jsonio
+from bridge.wire import duplicate_keys, jsonio
 from bridge.wire.event import MAX_JSON_DEPTH, SKILL_SHELL, deeper_than
 
 TYPE_CHECKING = False
@@ -84,7 +84,7 @@ def read_json(event_name: str, stdout: bytes) -> Verdict:
     "permissionDecision": "allow"`) is ambiguous: Claude Code reads the last value, another
     reader the first. Every reading is judged and the strictest one stands, saying so."""
     try:
-        payload, ambiguous = jsonio.loads_keeping_duplicates(stdout)
+        payload, ambiguous = duplicate_keys.loads_keeping_duplicates(stdout)
     except jsonio.DecodeError as error:
         raise ValueError(f"malformed JSON at line {error.lineno} column {error.colno}") from None
     if not isinstance(payload, dict):
@@ -157,7 +157,7 @@ def _readings(value: Any, duplicated: set[str]) -> list[Any] | None:
         return _product(options)
     if not isinstance(value, dict):
         return [value]
-    alternatives = value.readings if type(value) is jsonio.Ambiguous else {}
+    alternatives = value.readings if type(value) is duplicate_keys.Ambiguous else {}
     duplicated.update(alternatives)
     keys, per_key = [], []
     for key, last in value.items():

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     from json import JSONDecodeError as DecodeError
     from typing import Any
 
-__all__ = ["Ambiguous", "DecodeError", "dumps", "loads", "loads_keeping_duplicates"]
+__all__ = ["DecodeError", "dumps", "loads"]
 
 _WHITESPACE = " \t\n\r"  # JSON's, no other
 _SURROGATE_SECOND = frozenset("89abcdefABCDEF")  # \uD800-\uDFFF
@@ -56,42 +56,6 @@ def _constant(text: str) -> "Any":  # NaN, Infinity, -Infinity: `json` reads the
     raise _Refused(f"not JSON: {text}")
 
 
-class Ambiguous(dict):  # type: ignore[type-arg]
-    """An object that names a key twice with different values. As a dict it holds the last
-    value of each key (what `json.loads`, and JavaScript's `JSON.parse` in Claude Code, read);
-    `readings` holds every value of each key that was given more than one, in order."""
-
-    readings: "dict[str, list[Any]]"
-
-
-def _pairs(pairs: "list[tuple[str, Any]]") -> "dict[str, Any]":
-    value = dict(pairs)
-    if len(value) == len(pairs):  # the common case: no key twice
-        return value
-    seen: dict[str, list[Any]] = {}
-    for key, item in pairs:
-        seen.setdefault(key, []).append(item)
-    # Objects and arrays are kept whatever they compare as: equal to the eye, one of them may
-    # hide a key given twice of its own (an Ambiguous equals the dict of its last values).
-    readings = {
-        key: items
-        for key, items in seen.items()
-        if len(items) > 1
-        and any(item != items[0] or type(item) in (dict, list, Ambiguous) for item in items)
-    }
-    if not readings:  # a key repeated with the same value says one thing
-        return value
-    ambiguous = Ambiguous(value)
-    ambiguous.readings = readings
-    _made[0] += 1
-    return ambiguous
-
-
-# How many Ambiguous objects were made so far: a reader learns whether its document holds one
-# without walking it (another thread's reading can only make it look when it need not).
-_made = [0]
-
-
 class _Reading:
     """The settings `_json.make_scanner` reads, as `json.JSONDecoder` would hold them."""
 
@@ -108,7 +72,6 @@ def _encode_error(value: "Any") -> "Any":
 
 # typeshed wants a scanner as the context; any object with the settings will do.
 _SCAN = _json.make_scanner(_Reading())  # type: ignore[arg-type]
-_SCAN_PAIRS = _json.make_scanner(_Reading(_pairs))  # type: ignore[arg-type]
 # (markers, default, encoder, indent, key and item separators, sort_keys, skipkeys, allow_nan)
 _ENCODE = {
     sort: _json.make_encoder(
@@ -150,15 +113,6 @@ def loads(data: bytes) -> "Any":
     """The value of one JSON document, as `json.loads` reads it; anything else, strict JSON's
     refusals included, raises DecodeError with where it is."""
     return _loads_with(_SCAN, data)
-
-
-def loads_keeping_duplicates(data: bytes) -> "tuple[Any, bool]":
-    """As `loads`, but an object naming a key twice with different values is an `Ambiguous`
-    that keeps every value; with whether the value holds one. A sub-hook's answer is read that
-    way (it costs a call per object, so not the event, which may be megabytes)."""
-    before = _made[0]
-    value = _loads_with(_SCAN_PAIRS, data)
-    return value, _made[0] != before
 
 
 def _loads_with(scan: "Any", data: bytes) -> "Any":

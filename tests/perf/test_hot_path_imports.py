@@ -141,6 +141,7 @@ SUBHOOK_ALLOWED = (
     "bridge.subhooks",
     "bridge.subhooks.spec",  # loaded with the config only when it has sub-hooks
     "bridge.wire.hook_output",
+    "bridge.wire.duplicate_keys",  # a sub-hook's answer, read keeping a key named twice
     "bridge.subhooks.fold",
     "bridge.subhooks.verdict",
     "bridge.subhooks.contain",
@@ -275,6 +276,7 @@ def test_an_empty_config_imports_only_the_hot_path(tmp_path: Path, env: dict[str
     assert "bridge.subhooks.spawn" not in extra  # no sub-hook, no process machinery
     assert "bridge.subhooks.fold" not in extra  # nor a fold of nothing
     assert "bridge.subhooks.spec" not in extra  # nor the class of a sub-hook
+    assert "bridge.wire.duplicate_keys" not in extra  # nor the reading of its answer
     assert extra - matching(extra, EMPTY_CONFIG_ALLOWED) == set()
 
 

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bridge.subhooks.verdict import Verdict
-from bridge.wire import jsonio
+from bridge.wire import duplicate_keys
 from bridge.wire.hook_output import MAX_READINGS, read_json, strictness
 
 
@@ -149,7 +149,7 @@ def test_readings_that_rewrite_the_input_differently_are_refused() -> None:
 def test_a_key_repeated_with_the_same_value_is_not_ambiguous() -> None:
     text = b'{"hookSpecificOutput":{"hookEventName":"PreToolUse","hookEventName":"PreToolUse"}}'
     assert read_json("PreToolUse", text) == Verdict("none")
-    value, ambiguous = jsonio.loads_keeping_duplicates(text)
+    value, ambiguous = duplicate_keys.loads_keeping_duplicates(text)
     assert type(value["hookSpecificOutput"]) is dict and not ambiguous
 
 
