@@ -371,12 +371,16 @@ def plan_install(
     run: str,
     portable: bool = False,
 ) -> installing.Plan:
-    """`portable`: the file is meant to be committed (a project install of a hook file), so it
-    finds ccbridge through PATH instead of naming `run`'s paths."""
+    """`portable`: the file is meant to be committed (a project install), so it finds ccbridge
+    through PATH instead of naming `run`'s paths, which are this machine's."""
     if spec.plugin:
-        return _plan_plugin(spec, where, settings, config, run)
+        return _plan_plugin(
+            spec, where, settings, config, command("ccbridge", spec.name) if portable else run
+        )
     if spec.hook_files:
         return _plan_hook_file(where, settings, config, None if portable else run)
+    if portable:
+        run = installing.agent_launcher_command(spec.name)
     data = installing.read_settings(where.settings, settings)
     if settings is None:
         data = {**dict(spec.top), **data}

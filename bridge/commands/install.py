@@ -151,8 +151,19 @@ def launcher_command(event: str) -> str:
     return f"{LAUNCHER_PREFIX}cat >/dev/null; {said}; exit {2 if refusal else 0}"
 
 
+# The other agents' shared project files: the same lookup, `--host NAME` after `run`, and where
+# there is no ccbridge exit 2 with the fix on stderr (every agent's deny: the agents matrix).
+AGENT_LAUNCHER_PREFIX = 'c=$(command -v ccbridge) && exec "$c" run --host '
+
+
+def agent_launcher_command(host: str) -> str:
+    """The registration of `ccbridge run --host HOST` in a file meant to be committed."""
+    said = f"printf '%s\\n' '{INSTALL_HINT}' >&2"
+    return f"{AGENT_LAUNCHER_PREFIX}{host}; cat >/dev/null; {said}; exit 2"
+
+
 def is_launcher(command: str) -> bool:
-    return command.startswith((LAUNCHER_PREFIX, EARLIER_LAUNCHER_PREFIX))
+    return command.startswith((LAUNCHER_PREFIX, EARLIER_LAUNCHER_PREFIX, AGENT_LAUNCHER_PREFIX))
 
 
 def registration(command: str) -> dict[str, Any]:

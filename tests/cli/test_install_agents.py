@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from bridge.commands import install as installing
-from tests.support.sandbox import Sandbox
+from tests.support.sandbox import CCBRIDGE, Sandbox
 
 CODEX_HOOKS = {
     "hooks": {
@@ -172,7 +172,7 @@ def test_copilot_install_writes_its_own_hooks_file_flat_and_uninstall_removes_it
     assert written["version"] == 1
     entries = written["hooks"]["preToolUse"]
     assert len(entries) == 1 and entries[0]["timeoutSec"] == 60
-    assert shlex.split(entries[0]["bash"])[1:] == ["run", "--host", "copilot"]
+    assert entries[0]["bash"] == installing.agent_launcher_command("copilot")  # a committed file
     assert sorted(written["hooks"]) == ["postToolUse", "preToolUse"]
     assert "nothing to change" in sandbox.run("install", "--host", "copilot", "--project").stdout
     assert sandbox.run("uninstall", "--host", "copilot", "--project").returncode == 0
@@ -226,7 +226,7 @@ def test_opencode_plugin_refuses_when_ccbridge_cannot_start(sandbox: Sandbox) ->
             [node, "--input-type=module", "-e", script],
             capture_output=True,
             text=True,
-            env=sandbox.env,
+            env={**sandbox.env, "PATH": f"{CCBRIDGE.parent}:{sandbox.env['PATH']}"},
             timeout=60,
             check=False,
         )
@@ -249,3 +249,51 @@ def test_opencode_plugin_goes_without_an_install_record_too(sandbox: Sandbox) ->
     done = sandbox.run("uninstall", "--host", "opencode", "--project")
     assert done.returncode == 0, done.stderr
     assert not plugin.exists()
+
+
+PROJECT_FILES = {
+    "codex": Path(".codex") / "hooks.json",
+    "gemini": Path(".gemini") / "settings.json",
+    "qwen": Path(".qwen") / "settings.json",
+    "copilot": Path(".github") / "hooks" / "ccbridge.json",
+    "opencode": Path(".opencode") / "plugin" / "ccbridge.js",
+}
+
+
+@pytest.mark.parametrize("host", sorted(PROJECT_FILES))
+def test_a_project_install_names_no_path_of_this_machine(sandbox: Sandbox, host: str) -> None:
+    """The project file is committed and run on teammates' machines: ccbridge is found through
+    PATH there (failed before: this machine's ccbridge by its absolute path)."""
+    assert sandbox.run("install", "--host", host, "--project").returncode == 0
+    written = (sandbox.project / PROJECT_FILES[host]).read_text(encoding="utf-8")
+    for local in (str(CCBRIDGE.parent), str(sandbox.home), str(sandbox.project)):
+        assert local not in written, (local, written)
+    assert sandbox.run("uninstall", "--host", host, "--project").returncode == 0
+    assert not (sandbox.project / PROJECT_FILES[host]).exists() or host in {"gemini", "qwen"}
+
+
+@pytest.mark.parametrize("host", ["codex", "copilot", "gemini", "qwen"])
+def test_the_shared_registration_finds_ccbridge_through_path_or_refuses(host: str) -> None:
+    """Run as the agents run a hook command (a shell): the ccbridge on PATH answers (an empty
+    event is refused by ccbridge itself); with none on PATH, exit 2 and the fix on stderr."""
+    command = installing.agent_launcher_command(host)
+    found = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=b"",
+        capture_output=True,
+        env={"PATH": f"{CCBRIDGE.parent}:/usr/bin:/bin", "HOME": "/nonexistent"},
+        timeout=60,
+        check=False,
+    )
+    assert found.returncode in (0, 2) and b"ccbridge is not installed" not in found.stderr
+    assert found.stdout or found.stderr, "ccbridge gave no answer"
+    missing = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=b'{"hook_event_name": "PreToolUse"}',
+        capture_output=True,
+        env={"PATH": "/nonexistent-bin", "HOME": "/nonexistent"},
+        timeout=60,
+        check=False,
+    )
+    assert missing.returncode == 2, missing
+    assert b"ccbridge is not installed here" in missing.stderr

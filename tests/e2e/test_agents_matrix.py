@@ -14,6 +14,7 @@ agent tell the model?) and records it for the agents' section of docs/e2e-matrix
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -264,13 +265,13 @@ def effect(project: Path, done: AgentRun) -> str:
     return "ran" if (project / MARKER).exists() else "blocked"
 
 
-def registration(agent: Agent, tmp_path: Path, run: str) -> Any:
+def registration(agent: Agent, tmp_path: Path, run: str, portable: bool = False) -> Any:
     """What `ccbridge install --host NAME --user` writes, in the form the agent's runner takes:
     the `hooks` of its settings, or (Cline) its hook files by name."""
     spec = agents.AGENTS[agent.host]
     where = installing.InstallFiles(tmp_path / "agent-settings.json", tmp_path / "unused.yaml")
     if agent.host == "opencode":  # the plugin file itself
-        plan = agents.plan_install(spec, where, None, None, run)
+        plan = agents.plan_install(spec, where, None, None, run, portable)
         assert plan.settings_after is not None
         return {"ccbridge.js": plan.settings_after}
     if spec.hook_files:
@@ -281,7 +282,7 @@ def registration(agent: Agent, tmp_path: Path, run: str) -> Any:
             assert plan.settings_after is not None
             files[at.settings.name] = plan.settings_after
         return files
-    plan = agents.plan_install(spec, where, None, None, run)
+    plan = agents.plan_install(spec, where, None, None, run, portable)
     assert plan.settings_after is not None
     return json.loads(plan.settings_after)["hooks"]
 
@@ -428,3 +429,42 @@ def test_what_the_agent_does_when_ccbridge_cannot_start(
     )  # fmt: skip
     agents_table.record(record)
     assert outcome == CANNOT_START_OUTCOME[agent_name], (done.stdout[-2000:], done.stderr[-2000:])
+
+
+SHARED = ["codex", "copilot", "gemini", "opencode", "qwen"]
+
+
+@pytest.mark.parametrize(
+    ("agent_name", "version"),
+    [
+        pytest.param(name, version, id=f"{name}-{version}")
+        for name in SHARED
+        for version in pinned(AGENTS[name].client)
+    ],
+)
+def test_a_project_install_finds_ccbridge_through_path(
+    agent_name: str, version: str, tmp_path: Path
+) -> None:
+    """The registration `install --host NAME --project` commits names no machine's path: the
+    agent runs it through its shell and the ccbridge on PATH judges (a sub-hook's deny holds)."""
+    agent = AGENTS[agent_name]
+    binary = binary_of(agent, version)
+    project = tmp_path / "project"
+    project.mkdir()
+    deny = CASES[0]
+    hook = write_hook(tmp_path / "hooks", "deny.sh", deny.body)
+    config = tmp_path / "ccbridge.yaml"
+    block = {"PreToolUse": [{"matcher": "Bash", "hooks": [command_handler(hook, timeout=2)]}]}
+    config.write_text(yaml.safe_dump({"hooks": block}), encoding="utf-8")
+    run = agents.command(ccbridge_executable(), agent.host)
+    hooks = registration(agent, tmp_path, run, portable=True)
+    assert ccbridge_executable() not in json.dumps(hooks, default=str)
+    env = {
+        "PATH": f"{Path(ccbridge_executable()).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+        "CCBRIDGE_CONFIG": str(config),
+        "CCBRIDGE_STATE_DIR": str(tmp_path / "state"),
+        "CCBRIDGE_CACHE_DIR": str(tmp_path / "cache"),
+    }
+    done = agent.run(binary, project, hooks, [f"touch {MARKER}"], env=env)
+    assert effect(project, done) == "blocked", (done.stdout[-2000:], done.stderr[-2000:])
+    assert (tmp_path / "state" / "audit.jsonl").exists(), "ccbridge never judged the call"
