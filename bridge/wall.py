@@ -457,12 +457,13 @@ def plugin_dirs(
     listed(env.get(PLUGIN_DIRS_ENV))
     layers: list[tuple[Mapping[str, Any], tuple[str | None, ...]]] = []
     for path in settings_layers(env, project) if files is None else files:
-        data = _load(path)
+        data = settings_object(path)
         if data is not None:
             block = data.get("env")
             listed(block.get(PLUGIN_DIRS_ENV) if isinstance(block, dict) else None)
             layers.append((data, MARKETPLACE_KEYS))
-    added = _load(paths.known_marketplaces(env))  # `claude plugin marketplace add`'s record
+    # `claude plugin marketplace add`'s record
+    added = settings_object(paths.known_marketplaces(env))
     layers += [(added, (None,))] if added is not None else []
     for data, keys in layers:
         for key in keys:
@@ -624,7 +625,9 @@ def settings_root(path: str, project: str) -> str:
     return project if os.path.dirname(paths._clean(path)) == own else os.path.dirname(path)
 
 
-def _load(path: str) -> Mapping[str, Any] | None:
+def settings_object(path: str) -> Mapping[str, Any] | None:
+    """A settings file's JSON object; None where Claude Code finds none in it (missing,
+    unreadable, not JSON, not an object), which it then ignores whole."""
     try:
         with open(path, "rb") as handle:
             data = json.loads(handle.read())
@@ -636,7 +639,7 @@ def _load(path: str) -> Mapping[str, Any] | None:
 def in_force(files: Sequence[str], home: str, project: str) -> InForce:
     result = InForce()
     for path in files:
-        data = _load(path)
+        data = settings_object(path)
         if data is None:
             continue
         result.files.append(path)

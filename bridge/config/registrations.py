@@ -54,15 +54,7 @@ def counted(env: Mapping[str, str], project: str) -> dict[str, int]:
     """`distinct` for the settings files Claude Code reads here; a file it cannot parse it
     ignores whole, and so does this."""
     from bridge.paths import settings_layers
+    from bridge.wall import settings_object
 
-    loaded = (_load(path) for path in settings_layers(env, project))
+    loaded = (settings_object(path) for path in settings_layers(env, project))
     return distinct([data for data in loaded if data is not None])
-
-
-def _load(path: str) -> Mapping[str, Any] | None:
-    try:
-        with open(path, "rb") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError):
-        return None
-    return data if isinstance(data, dict) else None

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -402,14 +402,19 @@ CANNOT_START_OUTCOME = {
 }
 
 
-@pytest.mark.parametrize(
-    ("agent_name", "version"),
-    [
-        pytest.param(name, version, id=f"{name}-{version}")
-        for name in CANNOT_START_OUTCOME
-        for version in pinned(AGENTS[name].client)
-    ],
-)
+def each_pinned(names: Iterable[str]) -> pytest.MarkDecorator:
+    """(agent, version) for every pinned version of each of these agents."""
+    return pytest.mark.parametrize(
+        ("agent_name", "version"),
+        [
+            pytest.param(name, version, id=f"{name}-{version}")
+            for name in names
+            for version in pinned(AGENTS[name].client)
+        ],
+    )
+
+
+@each_pinned(CANNOT_START_OUTCOME)
 def test_what_the_agent_does_when_ccbridge_cannot_start(
     agent_name: str, version: str, tmp_path: Path
 ) -> None:
@@ -434,14 +439,7 @@ def test_what_the_agent_does_when_ccbridge_cannot_start(
 SHARED = ["codex", "copilot", "gemini", "opencode", "qwen"]
 
 
-@pytest.mark.parametrize(
-    ("agent_name", "version"),
-    [
-        pytest.param(name, version, id=f"{name}-{version}")
-        for name in SHARED
-        for version in pinned(AGENTS[name].client)
-    ],
-)
+@each_pinned(SHARED)
 def test_a_project_install_finds_ccbridge_through_path(
     agent_name: str, version: str, tmp_path: Path
 ) -> None:
