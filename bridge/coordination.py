@@ -17,6 +17,8 @@ The judge holds an exclusive flock on the slot from before anyone can see it (ma
 temporary name, locked, then linked into place) until its answer is written; the others wait on
 that lock, bounded by their own deadline. The answer is sealed with the cache's key
 (bridge.config.cache), which the wall keeps unreadable: an answer is taken only from ccbridge.
+Without the wall a process of the same user can read that key: what the slots hold is then only
+as safe as the rest of ccbridge's state.
 A process that gets the lock and finds no answer (the judge died) judges the event itself and
 answers for whoever comes after it: never less than a full judgement. A slot whose judge arrived
 more than WINDOW seconds apart from this process, or that every expected process has already
