@@ -23,7 +23,12 @@ from bridge.commands.claude_on_path import (
     find_claude,
     skill_shell_known,
 )
-from bridge.commands.install import INSTALL_HINT, is_launcher, is_registration
+from bridge.commands.install import (
+    INSIDE_PROJECT_HINT,
+    INSTALL_HINT,
+    is_launcher,
+    is_registration,
+)
 from bridge.config.build import Problem, problems_of
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
 from bridge.wire.event import SUBHOOK_EVENTS
@@ -317,6 +322,14 @@ def _probe_each(
                     "starts",
                     f'`{shown}`: no ccbridge on this PATH, so Claude Code is told "{INSTALL_HINT}"'
                     "; install it, or put its directory on PATH",
+                )
+                continue
+            if Path(found).parent.resolve().is_relative_to(project.resolve()):
+                yield Finding(
+                    "fail",
+                    "starts",
+                    f"`{shown}`: the ccbridge first on this PATH is {found}, inside the project, "
+                    f'so Claude Code is told "{INSIDE_PROJECT_HINT}"',
                 )
                 continue
             shown += f", here {found}"

@@ -119,36 +119,59 @@ INSTALL_HINT = (
     "(or `uv tool install .`) so that `ccbridge` is on PATH"
 )
 # The shared file's launcher: the ccbridge on PATH, started through the Python its first line
-# names with ISOLATED (read with the shell's `read`; anything else is run as it is).
+# names with ISOLATED (read with the shell's `read`; anything else is run as it is). Not one
+# inside the project (compared as physical paths, so a symlinked checkout is no way round):
+# inside the wall the agent can write there, and an activated `.venv/bin` puts it first on PATH.
 LAUNCHER_PREFIX = (
-    'c=$(command -v ccbridge) && { IFS= read -r l <"$c"; case $l in "#!/"*python*) '
-    'exec ${l#??} -I "$c" run;; esac; exec "$c" run; }; '
+    "c=$(command -v ccbridge) && { case $c in */*) ;; *) c=./$c;; esac; "
+    'i=$(o=$PWD; cd -P -- "${c%/*}" && d=$PWD/ && cd -P -- "${CLAUDE_PROJECT_DIR:-$o}" && '
+    'case $d in "${PWD%/}"/*) printf %s "$d";; esac); [ -z "$i" ] && { IFS= read -r l <"$c"; '
+    'case $l in "#!/"*python*) exec ${l#??} -I "$c" run;; esac; exec "$c" run; }; '
 )
 # What earlier versions wrote, still recognised as ccbridge's (doctor, uninstall, reinstall).
-EARLIER_LAUNCHER_PREFIX = "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; "
+EARLIER_LAUNCHER_PREFIXES = (
+    "command -v ccbridge >/dev/null 2>&1 && exec ccbridge run; ",
+    'c=$(command -v ccbridge) && { IFS= read -r l <"$c"; case $l in "#!/"*python*) '
+    'exec ${l#??} -I "$c" run;; esac; exec "$c" run; }; ',
+)
+INSIDE_PROJECT_HINT = (
+    "the ccbridge first on PATH is inside this project, where the agent can rewrite it: "
+    "install ccbridge outside the project (in a checkout of ccbridge, `pipx install .`) and "
+    "put it on PATH before the project directories"
+)
 # Where ccbridge is missing, each event gets the answer it needs: a refusal with the fix for the
 # events that can stop something, a message to the user for the rest (a block on Stop would keep
 # the agent going round). Never exit 1: with onFailure "block" that is a refusal with no reason.
-_REFUSING = {
-    "PreToolUse": {
+_REFUSING: dict[str, Callable[[str], dict[str, Any]]] = {
+    "PreToolUse": lambda why: {
         "hookSpecificOutput": {
             "hookEventName": "PreToolUse",
             "permissionDecision": "deny",
-            "permissionDecisionReason": INSTALL_HINT,
+            "permissionDecisionReason": why,
         }
     },
-    "UserPromptSubmit": {"decision": "block", "reason": INSTALL_HINT},
-    "PreSkillShellCommand": {"decision": "block", "reason": INSTALL_HINT},
+    "UserPromptSubmit": lambda why: {"decision": "block", "reason": why},
+    "PreSkillShellCommand": lambda why: {"decision": "block", "reason": why},
 }
+
+
+def _answer_without(event: str, why: str, where: str = "") -> str:
+    """The shell that answers `event` with `why` where no usable ccbridge was found; `where`
+    (shell words) follows `why` on stderr."""
+    refusal = _REFUSING.get(event)
+    answer = json.dumps(refusal(why) if refusal else {"systemMessage": why}, separators=(",", ":"))
+    assert "'" not in answer  # quoted in single quotes
+    told = f"printf '%s (%s)\\n' '{why}' {where}" if where else f"printf '%s\\n' '{why}'"
+    said = f"printf '%s\\n' '{answer}'; {told} >&2"
+    return f"cat >/dev/null; {said}; exit {2 if refusal else 0}"
 
 
 def launcher_command(event: str) -> str:
     """The registration for a file meant to be shared: `ccbridge` found through PATH on
-    whichever machine runs it, and where there is none an answer that names the fix."""
-    refusal = _REFUSING.get(event)
-    answer = json.dumps(refusal or {"systemMessage": INSTALL_HINT}, separators=(",", ":"))
-    said = f"printf '%s\\n' '{answer}'; printf '%s\\n' '{INSTALL_HINT}' >&2"
-    return f"{LAUNCHER_PREFIX}cat >/dev/null; {said}; exit {2 if refusal else 0}"
+    whichever machine runs it, and where there is none, or the one found is inside the project,
+    an answer that names the fix."""
+    inside = _answer_without(event, INSIDE_PROJECT_HINT, '"$i"')
+    return f"{LAUNCHER_PREFIX}{inside}; }}; {_answer_without(event, INSTALL_HINT)}"
 
 
 # The other agents' shared project files: the same lookup, `--host NAME` after `run`, and where
@@ -163,7 +186,7 @@ def agent_launcher_command(host: str) -> str:
 
 
 def is_launcher(command: str) -> bool:
-    return command.startswith((LAUNCHER_PREFIX, EARLIER_LAUNCHER_PREFIX, AGENT_LAUNCHER_PREFIX))
+    return command.startswith((LAUNCHER_PREFIX, *EARLIER_LAUNCHER_PREFIXES, AGENT_LAUNCHER_PREFIX))
 
 
 def registration(command: str) -> dict[str, Any]:

@@ -128,12 +128,139 @@ def test_with_ccbridge_elsewhere_on_path_the_launcher_runs_it(tmp_path: Path) ->
     assert reason != installing.INSTALL_HINT and "ccbridge" in reason  # ccbridge's own deny
 
 
+def run_launcher(
+    sandbox: Sandbox, event: dict[str, Any], path: str, cwd: Path | None = None, **env: str
+) -> subprocess.CompletedProcess[bytes]:
+    """The launcher as Claude Code runs it in the sandbox's project."""
+    return subprocess.run(
+        ["sh", "-c", installing.launcher_command(str(event["hook_event_name"]))],
+        input=encode(event),
+        capture_output=True,
+        env={**sandbox.env, "CLAUDE_PROJECT_DIR": str(sandbox.project), "PATH": path, **env},
+        cwd=cwd or sandbox.project,
+        timeout=60,
+        check=False,
+    )
+
+
+def planted(directory: Path) -> Path:
+    """The agent's stand-in for ccbridge: it answers "allow" to everything."""
+    directory.mkdir(parents=True, exist_ok=True)
+    fake = directory / "ccbridge"
+    fake.write_text("#!/bin/sh\ncat >/dev/null\necho '{}'\n")
+    fake.chmod(0o755)
+    return fake
+
+
+def refused_inside(done: subprocess.CompletedProcess[bytes], where: Path) -> None:
+    assert done.returncode == 2, done.stderr
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": installing.INSIDE_PROJECT_HINT,
+    }
+    assert done.stderr.decode() == f"{installing.INSIDE_PROJECT_HINT} ({where}/)\n"
+
+
+@pytest.mark.parametrize("entry", [".venv/bin", "node_modules/.bin", ".", ""])
+def test_a_ccbridge_inside_the_project_is_refused_not_run(sandbox: Sandbox, entry: str) -> None:
+    """Inside the wall the agent can write the project: a `ccbridge` it plants on a PATH entry
+    there (an activated `.venv/bin`, a relative or empty entry) comes before the real one and
+    would say nothing. The launcher refuses it with the fix, whatever the spelling of the entry."""
+    planted(sandbox.project / entry)
+    real = sandbox.root / "bin"
+    real.mkdir(exist_ok=True)
+    (real / "ccbridge").symlink_to(CCBRIDGE)
+    spelled = entry if entry in (".", "") else str(sandbox.project / entry)
+    done = run_launcher(sandbox, pre_tool_use("rm -rf /"), f"{spelled}:{real}:{BARE_PATH}")
+    refused_inside(done, (sandbox.project / entry).resolve())
+
+
+def test_a_symlinked_project_path_is_no_way_round(sandbox: Sandbox, tmp_path: Path) -> None:
+    """PATH names the project through a symlink, Claude Code through its real path (or the
+    other way round): compared as physical paths, it is the project all the same."""
+    planted(sandbox.project / ".venv" / "bin")
+    alias = tmp_path / "alias"
+    alias.symlink_to(sandbox.project)
+    done = run_launcher(sandbox, pre_tool_use("ls"), f"{alias}/.venv/bin:{BARE_PATH}")
+    refused_inside(done, sandbox.project.resolve() / ".venv" / "bin")
+    done = run_launcher(
+        sandbox,
+        pre_tool_use("ls"),
+        f"{sandbox.project}/.venv/bin:{BARE_PATH}",
+        CLAUDE_PROJECT_DIR=str(alias),
+    )
+    refused_inside(done, sandbox.project.resolve() / ".venv" / "bin")
+
+
+def test_a_symlink_inside_the_project_to_the_real_ccbridge_is_refused(sandbox: Sandbox) -> None:
+    """The link is the project's, so the agent can point it elsewhere: where it leads today
+    does not matter."""
+    link = sandbox.project / "bin"
+    link.mkdir()
+    (link / "ccbridge").symlink_to(CCBRIDGE)
+    done = run_launcher(sandbox, pre_tool_use("ls"), f"{link}:{BARE_PATH}")
+    refused_inside(done, link.resolve())
+
+
+def test_without_claude_project_dir_the_working_directory_is_the_project(
+    sandbox: Sandbox,
+) -> None:
+    planted(sandbox.project / ".venv" / "bin")
+    env = {k: v for k, v in sandbox.env.items() if k != "CLAUDE_PROJECT_DIR"}
+    done = subprocess.run(
+        ["sh", "-c", installing.launcher_command("PreToolUse")],
+        input=encode(pre_tool_use("ls")),
+        capture_output=True,
+        env={**env, "PATH": f"{sandbox.project}/.venv/bin:{BARE_PATH}"},
+        cwd=sandbox.project,
+        timeout=60,
+        check=False,
+    )
+    refused_inside(done, (sandbox.project / ".venv" / "bin").resolve())
+
+
+@pytest.mark.parametrize("event", ["Stop", "PostToolUse"])
+def test_a_ccbridge_inside_the_project_on_other_events_tells_the_user(
+    sandbox: Sandbox, event: str
+) -> None:
+    planted(sandbox.project / ".venv" / "bin")
+    payload = {"hook_event_name": event, "session_id": "s", "cwd": str(sandbox.project)}
+    done = run_launcher(sandbox, payload, f"{sandbox.project}/.venv/bin:{BARE_PATH}")
+    assert done.returncode == 0
+    assert json.loads(done.stdout) == {"systemMessage": installing.INSIDE_PROJECT_HINT}
+
+
+def test_a_ccbridge_beside_the_project_is_not_inside_it(sandbox: Sandbox) -> None:
+    """A sibling whose name starts with the project's (`project-tools`) is not the project."""
+    sibling = sandbox.root / f"{sandbox.project.name}-tools" / "bin"
+    sibling.mkdir(parents=True)
+    (sibling / "ccbridge").symlink_to(CCBRIDGE)
+    done = run_launcher(sandbox, pre_tool_use("rm -rf /"), f"{sibling}:{BARE_PATH}")
+    assert done.returncode in (0, 2), done.stderr
+    reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason not in (installing.INSTALL_HINT, installing.INSIDE_PROJECT_HINT)
+    assert "ccbridge" in reason  # ccbridge's own deny
+
+
 def test_doctor_fails_a_launcher_that_finds_no_ccbridge(sandbox: Sandbox) -> None:
     assert sandbox.run("install", "--project").returncode == 0
     done = sandbox.run("doctor", "--json", env={"PATH": f"{sandbox.root / 'bin'}:{BARE_PATH}"})
     starts = [f for f in json.loads(done.stdout) if f["topic"] == "starts"]
     assert starts and all(f["level"] == "fail" for f in starts), starts
     assert installing.INSTALL_HINT in starts[0]["message"]
+    assert done.returncode == 1
+
+
+def test_doctor_fails_a_launcher_that_finds_ccbridge_inside_the_project(sandbox: Sandbox) -> None:
+    assert sandbox.run("install", "--project").returncode == 0
+    fake = planted(sandbox.project / ".venv" / "bin")
+    done = sandbox.run("doctor", "--json", env={"PATH": f"{fake.parent}:{BARE_PATH}"})
+    starts = [f for f in json.loads(done.stdout) if f["topic"] == "starts"]
+    assert starts and all(f["level"] == "fail" for f in starts), starts
+    assert f"is {fake}, inside the project" in starts[0]["message"]
+    assert installing.INSIDE_PROJECT_HINT in starts[0]["message"]
     assert done.returncode == 1
 
 

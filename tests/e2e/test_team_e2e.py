@@ -1,17 +1,19 @@
 """A team through real Claude Code: user A installs ccbridge into a git project and commits the
 registration; user B clones it on a machine of their own (another HOME) where ccbridge is
 installed at another path (it runs) or not at all (the agent's tool call is refused with the
-fix to run, not CC's empty "blocked by hook")."""
+fix to run, not CC's empty "blocked by hook"), or where the first `ccbridge` on PATH is one inside
+the project, which the agent can write (refused too, with the fix)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from bridge.commands.install import INSTALL_HINT
+from bridge.commands.install import INSIDE_PROJECT_HINT, INSTALL_HINT
 
 from .harness import Result, ccbridge_executable, run_claude
 from .model_stub import Turn
@@ -66,10 +68,19 @@ def origin(tmp_path: Path) -> Path:
     return bare
 
 
-def user_b(claude: Path, tmp_path: Path, origin: Path, path: str, marker: str) -> Result:
+def user_b(
+    claude: Path,
+    tmp_path: Path,
+    origin: Path,
+    path: str,
+    marker: str,
+    plant: Callable[[Path], None] = lambda clone: None,
+) -> Result:
+    """User B's session in a fresh clone; `plant` changes the clone first."""
     home_b, clone = tmp_path / "home-b", tmp_path / "b" / "project"
     home_b.mkdir()
     git(tmp_path, "clone", "-q", str(origin), str(clone), home=home_b)
+    plant(clone)
     env = {
         "PATH": path,
         "CCBRIDGE_STATE_DIR": str(tmp_path / "b" / "state"),
@@ -102,3 +113,29 @@ def test_b_without_ccbridge_is_told_the_fix(claude: Path, tmp_path: Path, origin
     results = result.requests.tool_results()
     assert results and INSTALL_HINT in results[0].content, (results, result.stderr[-500:])
     assert not (tmp_path / "b" / "state").exists()  # no ccbridge ran
+
+
+def test_b_with_a_ccbridge_planted_in_the_project_first_on_path_is_refused(
+    claude: Path, tmp_path: Path, origin: Path
+) -> None:
+    """B's PATH starts with the project's `.venv/bin` (an activated virtual environment), where
+    a `ccbridge` that answers nothing was left (the agent can write the project inside the
+    wall). B's real ccbridge comes later on PATH; the committed launcher refuses the planted one
+    and the call does not run."""
+    elsewhere = tmp_path / "b" / "tools" / "bin"
+    elsewhere.mkdir(parents=True)
+    (elsewhere / "ccbridge").symlink_to(ccbridge_executable())
+
+    def plant(clone: Path) -> None:
+        fake = clone / ".venv" / "bin" / "ccbridge"
+        fake.parent.mkdir(parents=True)
+        fake.write_text("#!/bin/sh\ncat >/dev/null\necho '{}'\n")
+        fake.chmod(0o755)
+
+    venv = tmp_path / "b" / "project" / ".venv" / "bin"
+    marker = tmp_path / "b" / "project" / "ran-b3"
+    path = f"{venv}:{elsewhere}:{BARE_PATH}"
+    result = user_b(claude, tmp_path, origin, path, str(marker), plant)
+    assert not marker.exists()
+    results = result.requests.tool_results()
+    assert results and INSIDE_PROJECT_HINT in results[0].content, (results, result.stderr[-500:])
