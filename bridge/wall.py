@@ -347,25 +347,9 @@ def _named(
             yield GAP, spec, f"the hook script {current} {found}: what it loads is not known"
             continue
         for load in found:
-            if load.base == "cwd":
-                yield (
-                    GAP,
-                    spec,
-                    (
-                        f"the hook script {current} loads {load.name!r} from the current "
-                        "directory, which the agent can change to one it writes (name it from "
-                        'the script\'s directory: "$(dirname "$0")/…")'
-                    ),
-                )
-            elif load.base == "unknown":
-                yield (
-                    GAP,
-                    spec,
-                    (
-                        f"the hook script {current} loads {load.name!r}, a path only known when "
-                        "it runs, which the sandbox cannot keep"
-                    ),
-                )
+            gap = _unkept_load(current, load)
+            if gap is not None:
+                yield GAP, spec, gap
             elif load.base == "package":
                 packages.append(load.name)
             elif load.base == "module" and lang == "python" and wide:
@@ -379,21 +363,15 @@ def _named(
                 if wide or not _under(load.path, [here]):
                     for path in candidates:
                         yield FILE, spec, path
-                for path in candidates[:1] if lang != "node" else candidates:
-                    if path not in seen and os.path.isfile(path):
-                        if len(seen) >= MAX_NAMED_FILES:
-                            yield (
-                                GAP,
-                                spec,
-                                (
-                                    f"the hook script {script} loads more than "
-                                    f"{MAX_NAMED_FILES} files, more than ccbridge reads"
-                                ),
-                            )
-                            return
-                        seen.add(path)
-                        todo.append(path)
-                        break
+                follow = _first_unread(candidates if lang == "node" else candidates[:1], seen)
+                if follow is None:
+                    continue
+                if len(seen) >= MAX_NAMED_FILES:
+                    too_many = f"loads more than {MAX_NAMED_FILES} files, more than ccbridge reads"
+                    yield GAP, spec, f"the hook script {script} {too_many}"
+                    return
+                seen.add(follow)
+                todo.append(follow)
     if packages:
         yield (
             GAP,
@@ -404,6 +382,30 @@ def _named(
                 "agent writes into one of them runs as part of the hook"
             ),
         )
+
+
+def _unkept_load(current: str, load: Any) -> str | None:
+    """Why the sandbox cannot keep what `current` loads, where it cannot."""
+    if load.base == "cwd":
+        return (
+            f"the hook script {current} loads {load.name!r} from the current directory, which "
+            "the agent can change to one it writes (name it from the script's directory: "
+            '"$(dirname "$0")/…")'
+        )
+    if load.base == "unknown":
+        return (
+            f"the hook script {current} loads {load.name!r}, a path only known when it runs, "
+            "which the sandbox cannot keep"
+        )
+    return None
+
+
+def _first_unread(candidates: Sequence[str], seen: set[str]) -> str | None:
+    """The file a load resolves to, if it exists and was not read yet."""
+    for path in candidates:
+        if path not in seen and os.path.isfile(path):
+            return path
+    return None
 
 
 def code_gaps(project: str, code: Sequence[str] | None = None) -> Iterator[str]:

@@ -301,7 +301,7 @@ def test_no_module_of_the_package_is_named_as_a_standard_library_module() -> Non
     assert shadows == []
 
 
-LONGEST_FUNCTION = 72  # lines from its `def`, its docstring included (a click command's options
+LONGEST_FUNCTION = 70  # lines from its `def`, its docstring included (a click command's options
 # are its decorators, read as a table, not counted)
 
 
