@@ -120,12 +120,15 @@ INSTALL_HINT = (
 )
 # The shared file's launcher: the ccbridge on PATH, started through the Python its first line
 # names with ISOLATED (read with the shell's `read`; anything else is run as it is). Not one
-# inside the project (compared as physical paths, so a symlinked checkout is no way round):
-# inside the wall the agent can write there, and an activated `.venv/bin` puts it first on PATH.
+# inside the project, where the agent can write inside the wall (an activated `.venv/bin` puts
+# one first on PATH): its directory as PATH spells it, so that a directory of the project the
+# agent turns into a symlink to one it wrote elsewhere is still the project's, and as the
+# physical path, so that the project reached through a symlink is the project too.
 LAUNCHER_PREFIX = (
-    "c=$(command -v ccbridge) && { case $c in */*) ;; *) c=./$c;; esac; "
-    'i=$(o=$PWD; cd -P -- "${c%/*}" && d=$PWD/ && cd -P -- "${CLAUDE_PROJECT_DIR:-$o}" && '
-    'case $d in "${PWD%/}"/*) printf %s "$d";; esac); [ -z "$i" ] && { IFS= read -r l <"$c"; '
+    "c=$(command -v ccbridge) && { case $c in /*) ;; */*) c=$PWD/$c;; *) c=$PWD/./$c;; esac; "
+    'i=$(p=${CLAUDE_PROJECT_DIR:-$PWD}; cd -P -- "${c%/*}" && d=$PWD/ && cd -P -- "$p" && '
+    'for x in "${c%/*}/" "$d"; do case $x in "${p%/}"/*|"${PWD%/}"/*) printf %s "$x"; exit;; '
+    'esac; done); [ -z "$i" ] && { IFS= read -r l <"$c"; '
     'case $l in "#!/"*python*) exec ${l#??} -I "$c" run;; esac; exec "$c" run; }; '
 )
 # What earlier versions wrote, still recognised as ccbridge's (doctor, uninstall, reinstall).

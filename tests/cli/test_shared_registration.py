@@ -152,7 +152,8 @@ def planted(directory: Path) -> Path:
     return fake
 
 
-def refused_inside(done: subprocess.CompletedProcess[bytes], where: Path) -> None:
+def refused_inside(done: subprocess.CompletedProcess[bytes], where: str) -> None:
+    """Refused with the fix; `where`: the directory named on stderr."""
     assert done.returncode == 2, done.stderr
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer == {
@@ -160,7 +161,7 @@ def refused_inside(done: subprocess.CompletedProcess[bytes], where: Path) -> Non
         "permissionDecision": "deny",
         "permissionDecisionReason": installing.INSIDE_PROJECT_HINT,
     }
-    assert done.stderr.decode() == f"{installing.INSIDE_PROJECT_HINT} ({where}/)\n"
+    assert done.stderr.decode() == f"{installing.INSIDE_PROJECT_HINT} ({where})\n"
 
 
 @pytest.mark.parametrize("entry", [".venv/bin", "node_modules/.bin", ".", ""])
@@ -174,7 +175,8 @@ def test_a_ccbridge_inside_the_project_is_refused_not_run(sandbox: Sandbox, entr
     (real / "ccbridge").symlink_to(CCBRIDGE)
     spelled = entry if entry in (".", "") else str(sandbox.project / entry)
     done = run_launcher(sandbox, pre_tool_use("rm -rf /"), f"{spelled}:{real}:{BARE_PATH}")
-    refused_inside(done, (sandbox.project / entry).resolve())
+    # (a relative or empty entry is named from the working directory)
+    refused_inside(done, f"{sandbox.project}/./" if entry in (".", "") else f"{spelled}/")
 
 
 def test_a_symlinked_project_path_is_no_way_round(sandbox: Sandbox, tmp_path: Path) -> None:
@@ -184,14 +186,14 @@ def test_a_symlinked_project_path_is_no_way_round(sandbox: Sandbox, tmp_path: Pa
     alias = tmp_path / "alias"
     alias.symlink_to(sandbox.project)
     done = run_launcher(sandbox, pre_tool_use("ls"), f"{alias}/.venv/bin:{BARE_PATH}")
-    refused_inside(done, sandbox.project.resolve() / ".venv" / "bin")
+    refused_inside(done, f"{sandbox.project.resolve()}/.venv/bin/")  # its physical path
     done = run_launcher(
         sandbox,
         pre_tool_use("ls"),
         f"{sandbox.project}/.venv/bin:{BARE_PATH}",
         CLAUDE_PROJECT_DIR=str(alias),
     )
-    refused_inside(done, sandbox.project.resolve() / ".venv" / "bin")
+    refused_inside(done, f"{sandbox.project}/.venv/bin/")
 
 
 def test_a_symlink_inside_the_project_to_the_real_ccbridge_is_refused(sandbox: Sandbox) -> None:
@@ -201,7 +203,21 @@ def test_a_symlink_inside_the_project_to_the_real_ccbridge_is_refused(sandbox: S
     link.mkdir()
     (link / "ccbridge").symlink_to(CCBRIDGE)
     done = run_launcher(sandbox, pre_tool_use("ls"), f"{link}:{BARE_PATH}")
-    refused_inside(done, link.resolve())
+    refused_inside(done, f"{link}/")
+
+
+def test_a_project_directory_turned_into_a_symlink_to_elsewhere_is_still_the_project(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Two calls: the agent writes its `ccbridge` where the sandbox lets it (a temporary
+    directory), then makes the project's `.venv/bin` a symlink to it. The directory PATH names
+    is still inside the project, whatever it leads to."""
+    outside = tmp_path / "agent-tmp"
+    planted(outside)
+    (sandbox.project / ".venv").mkdir()
+    (sandbox.project / ".venv" / "bin").symlink_to(outside)
+    done = run_launcher(sandbox, pre_tool_use("ls"), f"{sandbox.project}/.venv/bin:{BARE_PATH}")
+    refused_inside(done, f"{sandbox.project}/.venv/bin/")
 
 
 def test_without_claude_project_dir_the_working_directory_is_the_project(
@@ -218,7 +234,7 @@ def test_without_claude_project_dir_the_working_directory_is_the_project(
         timeout=60,
         check=False,
     )
-    refused_inside(done, (sandbox.project / ".venv" / "bin").resolve())
+    refused_inside(done, f"{sandbox.project}/.venv/bin/")
 
 
 @pytest.mark.parametrize("event", ["Stop", "PostToolUse"])
