@@ -324,7 +324,12 @@ def _probe_each(
                     "; install it, or put its directory on PATH",
                 )
                 continue
-            if Path(found).parent.resolve().is_relative_to(project.resolve()):
+            folder = Path(os.path.abspath(found)).parent  # as PATH spells it, and physical
+            if any(
+                where.is_relative_to(root)
+                for where in (folder, folder.resolve())
+                for root in (project, project.resolve())
+            ):
                 yield Finding(
                     "fail",
                     "starts",

@@ -269,9 +269,18 @@ def test_doctor_fails_a_launcher_that_finds_no_ccbridge(sandbox: Sandbox) -> Non
     assert done.returncode == 1
 
 
-def test_doctor_fails_a_launcher_that_finds_ccbridge_inside_the_project(sandbox: Sandbox) -> None:
+@pytest.mark.parametrize("linked", [False, True], ids=["a-directory", "a-symlink-to-elsewhere"])
+def test_doctor_fails_a_launcher_that_finds_ccbridge_inside_the_project(
+    sandbox: Sandbox, tmp_path: Path, linked: bool
+) -> None:
     assert sandbox.run("install", "--project").returncode == 0
-    fake = planted(sandbox.project / ".venv" / "bin")
+    if linked:
+        planted(tmp_path / "agent-tmp")
+        (sandbox.project / ".venv").mkdir()
+        (sandbox.project / ".venv" / "bin").symlink_to(tmp_path / "agent-tmp")
+        fake = sandbox.project / ".venv" / "bin" / "ccbridge"
+    else:
+        fake = planted(sandbox.project / ".venv" / "bin")
     done = sandbox.run("doctor", "--json", env={"PATH": f"{fake.parent}:{BARE_PATH}"})
     starts = [f for f in json.loads(done.stdout) if f["topic"] == "starts"]
     assert starts and all(f["level"] == "fail" for f in starts), starts
