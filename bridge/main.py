@@ -18,12 +18,9 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 RUN_USAGE = "usage: ccbridge run [--config FILE] [--host NAME]"
 
 
-class UsageError(CcbridgeError):
-    pass
-
-
 def parse_run_args(args: "Sequence[str]") -> "tuple[str | None, str | None]":
-    """(config file, host) of `ccbridge run`; None where not given."""
+    """(config file, host) of `ccbridge run`; None where not given. A bad argument raises
+    CcbridgeError (no class of its own: a class costs every hook call its creation)."""
     config: str | None = None
     host: str | None = None
     items = list(args)
@@ -38,11 +35,11 @@ def parse_run_args(args: "Sequence[str]") -> "tuple[str | None, str | None]":
         elif item.startswith("--host="):
             host = item.removeprefix("--host=")
         else:
-            raise UsageError(f"unexpected argument {item!r} ({RUN_USAGE})")
+            raise CcbridgeError(f"unexpected argument {item!r} ({RUN_USAGE})")
     if config == "":
-        raise UsageError(f"--config needs a file ({RUN_USAGE})")
+        raise CcbridgeError(f"--config needs a file ({RUN_USAGE})")
     if host is not None and host not in HOSTS:
-        raise UsageError(f"--host {host!r} is not one of {', '.join(HOSTS)} ({RUN_USAGE})")
+        raise CcbridgeError(f"--host {host!r} is not one of {', '.join(HOSTS)} ({RUN_USAGE})")
     return config, host
 
 
@@ -71,7 +68,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         stdin, stdout, stderr = _streams()
         try:
             config, host = parse_run_args(args[1:])
-        except UsageError as problem:
+        except CcbridgeError as problem:
             denial = answer.deny(f"ccbridge: {problem}")
             emit(denial, stdout, stderr)
             return denial.exit_code

@@ -3,6 +3,8 @@
 Stations, in order: pre-execute waterfall, approval, deny-only guards, execute waterfall,
 post-execute waterfall, observers. Hosts (the Claude Code bridge, or a Python program running
 its own tools) supply listeners as plain callables and get decisions and results back as values.
+The execute stage, which only a host running its own tools needs, is
+bridge.pipeline.execute_stage.
 """
 
 from bridge.pipeline.decisions import (
@@ -20,7 +22,6 @@ from bridge.pipeline.execution import Execution, ToolResult, freeze, thaw
 from bridge.pipeline.stations import (
     Approval,
     ApprovalChannel,
-    CancelSignal,
     Guard,
     Named,
     Observer,
@@ -29,12 +30,9 @@ from bridge.pipeline.stations import (
     PreListener,
     Stations,
     Step,
-    Tool,
-    Wrapper,
     decide,
     denial_result,
     finish,
-    run_tool,
 )
 
 __all__ = [
@@ -44,7 +42,6 @@ __all__ = [
     "ApprovalChannel",
     "Ask",
     "Block",
-    "CancelSignal",
     "Deny",
     "Execution",
     "Guard",
@@ -59,13 +56,10 @@ __all__ = [
     "ReplaceValue",
     "Stations",
     "Step",
-    "Tool",
     "ToolResult",
-    "Wrapper",
     "decide",
     "denial_result",
     "finish",
     "freeze",
-    "run_tool",
     "thaw",
 ]

@@ -4,11 +4,8 @@
 the tool runs); `finish` runs post-execute and the observers on a result. Each returns a trace
 of `Step`s.
 
-`run_tool`, with `CancelSignal` and the execute waterfall, is DSH's execute stage, kept for the
-spec (docs/spec/dsh-pipeline.md): every agent ccbridge serves runs its tools itself, so ccbridge
-never calls it, but it is the one place the stations stand whole, and the pipeline's laws (a
-denial becomes an `Error:` result that still flows through post-execute and the observers; a
-throwing wrapper fails closed) are tested through it (tests/pipeline/test_trace.py).
+DSH's execute stage (the tool body and its wrappers) is bridge.pipeline.execute_stage: every
+agent ccbridge serves runs its tools itself, so no hook call imports it.
 """
 
 # `_collections_abc`, not `collections.abc`: the hot path, docs/architecture.md.
@@ -30,8 +27,10 @@ from bridge.pipeline.valueclass import Record, field, replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Sequence
     from typing import Generic, Literal, TypeVar
+
+    from bridge.pipeline.execute_stage import Wrapper
 
     F = TypeVar("F")
     # "deferred": the host asks the user itself after we answer (Claude Code's permission prompt).
@@ -57,29 +56,10 @@ class Named(Record, Generic[F], frozen=True, slots=True):
     fn: "F"
 
 
-class CancelSignal:
-    """Cooperative cancellation handed down the execute waterfall (DSH's execute stage, kept for
-    the spec with `run_tool`: see the module's docstring)."""
-
-    __slots__ = ("_cancelled",)
-
-    def __init__(self) -> None:
-        self._cancelled = False
-
-    def cancel(self) -> None:
-        self._cancelled = True
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancelled
-
-
 PreListener = Callable[[Execution, Callable[[], PreDecision]], PreDecision]
 # A guard's answer: None abstains; a reason (a plain string or `Deny(reason)`) denies; `Ask(reason)`
 # asks the user (for what only the run would tell). It can never allow.
 Guard = Callable[[Execution], str | Deny | Ask | None]
-Tool = Callable[[Execution, CancelSignal], ToolResult]
-Wrapper = Callable[[Execution, CancelSignal, Callable[[CancelSignal], ToolResult]], ToolResult]
 PostListener = Callable[[Execution, ToolResult, Callable[[], PostDecision]], PostDecision]
 Observer = Callable[[Execution, ToolResult], None]
 
@@ -109,7 +89,7 @@ class Outcome(Record, frozen=True):
     trace: "tuple[Step, ...]" = field(default=())
 
 
-def _describe(error: "BaseException") -> str:
+def describe(error: "BaseException") -> str:
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
@@ -130,8 +110,8 @@ def _pre_execute(
         try:
             decision = listener.fn(execution, next_)
         except Exception as error:  # a listener that throws denies: fail closed
-            trace.append(Step("pre_execute", listener.name, "error", _describe(error)))
-            return Deny(f"pre-execute listener {listener.name} failed: {_describe(error)}")
+            trace.append(Step("pre_execute", listener.name, "error", describe(error)))
+            return Deny(f"pre-execute listener {listener.name} failed: {describe(error)}")
         if not isinstance(decision, Allow | Deny | Ask):
             trace.append(Step("pre_execute", listener.name, "error", repr(decision)))
             return Deny(f"pre-execute listener {listener.name} returned {decision!r}")
@@ -159,7 +139,7 @@ def _approve(
         try:
             answer = channel(execution, ask)
         except Exception as error:
-            trace.append(Step("approval", "channel", "error", _describe(error)))
+            trace.append(Step("approval", "channel", "error", describe(error)))
             answer = "unavailable"
     trace.append(Step("approval", "channel", answer, ask.reason))
     if answer == "allowed_once":
@@ -202,8 +182,8 @@ def _one_guard(
     try:
         objection = guard.fn(execution)
     except Exception as error:
-        trace.append(Step("guard", guard.name, "error", _describe(error)))
-        return Deny(f"[{guard.name}] failed: {_describe(error)}")
+        trace.append(Step("guard", guard.name, "error", describe(error)))
+        return Deny(f"[{guard.name}] failed: {describe(error)}")
     if objection is None:
         trace.append(Step("guard", guard.name, "abstain"))
     elif isinstance(objection, Ask):
@@ -257,35 +237,6 @@ def denial_result(reason: str) -> "ToolResult":
     return ToolResult(content=f"Error: {reason}", is_error=True, code="DENIED", post_result=True)
 
 
-def error_result(message: str, code: str) -> "ToolResult":
-    return ToolResult(content=f"Error: {message}", is_error=True, code=code)
-
-
-def _execute(
-    execution: "Execution",
-    tools: "Mapping[str, Tool]",
-    wrappers: "Sequence[Named[Wrapper]]",
-    trace: "list[Step]",
-) -> "ToolResult":
-    body = tools.get(execution.tool_name)
-    if body is None:
-        trace.append(Step("execute", execution.tool_name, "unknown"))
-        return error_result(f'unknown tool "{execution.tool_name}"', "UNKNOWN_TOOL")
-
-    def call(index: int, signal: "CancelSignal") -> "ToolResult":
-        if index == len(wrappers):
-            return body(execution, signal)
-        return wrappers[index].fn(execution, signal, lambda swapped: call(index + 1, swapped))
-
-    try:
-        result = call(0, CancelSignal())
-    except Exception as error:
-        trace.append(Step("execute", execution.tool_name, "error", _describe(error)))
-        return error_result(_describe(error), "TOOL_ERROR")
-    trace.append(Step("execute", execution.tool_name, "error" if result.is_error else "ok"))
-    return result
-
-
 def _apply(result: "ToolResult", decision: "PostDecision") -> "ToolResult":
     context = result.context + decision.context
     if isinstance(decision, Block):
@@ -316,8 +267,8 @@ def _post_execute(
         try:
             decision = listener.fn(execution, result, lambda: call(index + 1))
         except Exception as error:  # a post listener that throws turns the result into an error
-            trace.append(Step("post_execute", listener.name, "error", _describe(error)))
-            return Block(f"post-execute listener {listener.name} failed: {_describe(error)}")
+            trace.append(Step("post_execute", listener.name, "error", describe(error)))
+            return Block(f"post-execute listener {listener.name} failed: {describe(error)}")
         if not isinstance(decision, Accept | ReplaceContent | ReplaceValue | Block):
             trace.append(Step("post_execute", listener.name, "error", repr(decision)))
             return Block(f"post-execute listener {listener.name} returned {decision!r}")
@@ -344,7 +295,7 @@ def _observe(
         try:
             observer.fn(execution, result)
         except Exception as error:  # contained: an observer can never change the outcome
-            trace.append(Step("observer", observer.name, "error", _describe(error)))
+            trace.append(Step("observer", observer.name, "error", describe(error)))
         else:
             trace.append(Step("observer", observer.name, "ok"))
 
@@ -357,24 +308,3 @@ def finish(
     final = _post_execute(execution, result, stations.post_execute, trace)
     _observe(execution, final, stations.observers, trace)
     return final, tuple(trace)
-
-
-def run_tool(
-    execution: "Execution",
-    stations: "Stations",
-    tools: "Mapping[str, Tool]",
-    approval: "ApprovalChannel | None" = None,
-) -> "Outcome":
-    """The whole pipeline for a host that runs its own tools: no agent ccbridge serves is one,
-    kept for DSH's spec (docs/spec/dsh-pipeline.md) and its laws' tests (the module's docstring)."""
-    verdict = decide(execution, stations, approval)
-    trace = list(verdict.trace)
-    decision = verdict.decision
-    if isinstance(decision, Ask):  # an in-process host has nobody to defer to
-        decision = Deny(f"approval was deferred but this host cannot ask: {decision.reason}")
-    if isinstance(decision, Deny):
-        result = denial_result(decision.reason)
-    else:
-        result = _execute(execution, tools, stations.wrappers, trace)
-    final, post_trace = finish(execution, result, stations)
-    return Outcome(decision=decision, result=final, trace=(*trace, *post_trace))

@@ -35,29 +35,21 @@ else:
         return lambda decorated: decorated
 
 
-class _Missing:
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "MISSING"
-
-
-MISSING: "Any" = _Missing()
-
-
-class Field:
-    """What `field()` returns: a default, or a factory called for every new instance."""
-
-    __slots__ = ("default", "default_factory")
-
-    def __init__(self, default: "Any", default_factory: "Callable[[], Any] | None") -> None:
-        self.default, self.default_factory = default, default_factory
+# The sentinel and the field marker are plain objects, not classes of their own: a class costs
+# every hook call its creation (~60 k instructions, valgrind), and these are made once.
+MISSING: "Any" = object()
+_FIELD = object()  # first of the triple `field()` returns: (_FIELD, default, default factory)
 
 
 def field(*, default: "Any" = MISSING, default_factory: "Callable[[], Any] | None" = None) -> "Any":
+    """A default, or a factory called for every new instance."""
     if default is not MISSING and default_factory is not None:
         raise ValueError("cannot specify both default and default_factory")
-    return Field(default, default_factory)
+    return (_FIELD, default, default_factory)
+
+
+def _is_field(value: object) -> bool:
+    return type(value) is tuple and len(value) == 3 and value[0] is _FIELD
 
 
 _MUTABLE = (list, dict, set)
@@ -76,8 +68,8 @@ def _declared(
         if (annotation if type(annotation) is str else repr(annotation)).startswith(_CLASS_VAR):
             continue
         value = namespace.get(name, MISSING)
-        if type(value) is Field:
-            default, factory = value.default, value.default_factory
+        if _is_field(value):
+            _mark, default, factory = value
         elif isinstance(value, _MUTABLE):
             raise ValueError(
                 f"mutable default {type(value)} for field {name} is not allowed: use "
@@ -140,16 +132,17 @@ def _made(
         parent = _NOTHING_INHERITED
     else:
         parent = _inherited(bases, name)
-        if parent.frozen is not None and frozen is not None and parent.frozen != frozen:
-            raise TypeError(
-                f"cannot inherit {'' if frozen else 'non-'}frozen record {name} from a "
-                f"{'non-' if frozen else ''}frozen one"
-            )
+    inherited_fields, inherited_frozen, inherited_slots, slot_names = parent
+    if inherited_frozen is not None and frozen is not None and inherited_frozen != frozen:
+        raise TypeError(
+            f"cannot inherit {'' if frozen else 'non-'}frozen record {name} from a "
+            f"{'non-' if frozen else ''}frozen one"
+        )
     if "__post_init__" in namespace:
         raise TypeError(f"record {name} defines __post_init__, which records do not call")
-    frozen = bool(parent.frozen) if frozen is None else frozen
-    slots = parent.slots if slots is None else slots
-    fields = _declared(parent.fields, namespace)
+    frozen = bool(inherited_frozen) if frozen is None else frozen
+    slots = inherited_slots if slots is None else slots
+    fields = _declared(inherited_fields, namespace)
     names = tuple(map(_name_of, fields))  # (in C: a class statement costs every hook call)
     if frozen:
         if "__setattr__" in namespace or "__delattr__" in namespace:
@@ -170,15 +163,14 @@ def _made(
         namespace["__match_args__"] = names
     if slots:
         if "__slots__" not in namespace:
-            inherited = parent.slot_names
             namespace["__slots__"] = (
-                tuple([n for n in names if n not in inherited]) if inherited else names
+                tuple([n for n in names if n not in slot_names]) if slot_names else names
             )
         for field_name in names:  # a default is kept with its field: no class attribute
             namespace.pop(field_name, None)
     else:
         for field_name, _annotation, default, _factory in fields:
-            if type(namespace.get(field_name)) is Field:  # as dataclasses: the default
+            if _is_field(namespace.get(field_name)):  # as dataclasses: the default
                 if default is MISSING:  # is a class attribute, a factory is not
                     del namespace[field_name]
                 else:
@@ -191,27 +183,13 @@ def _made(
     return type.__new__(mcls, name, bases, namespace)
 
 
-class _Inherited:
-    """What a record takes from its bases."""
-
-    __slots__ = ("fields", "frozen", "slot_names", "slots")
-
-    def __init__(
-        self,
-        fields: "tuple[FieldSpec, ...]",
-        frozen: "bool | None",  # None: no record base says
-        *,
-        slots: bool,
-        slot_names: "frozenset[str]",
-    ) -> None:
-        self.fields, self.frozen, self.slots = fields, frozen, slots
-        self.slot_names = slot_names
+# What a record takes from its bases: (fields, frozen or None when no record base says, slots,
+# the bases' slot names). A tuple: a class of its own would cost every hook call its creation.
+Inherited = tuple[tuple["FieldSpec", ...], "bool | None", bool, frozenset[str]]
+_NOTHING_INHERITED: "Inherited" = ((), None, False, frozenset())
 
 
-_NOTHING_INHERITED = _Inherited((), None, slots=False, slot_names=frozenset())
-
-
-def _inherited(bases: "tuple[type, ...]", name: str) -> "_Inherited":
+def _inherited(bases: "tuple[type, ...]", name: str) -> "Inherited":
     fields: dict[str, FieldSpec] = {}
     frozen: set[bool] = set()
     slots = False
@@ -231,7 +209,7 @@ def _inherited(bases: "tuple[type, ...]", name: str) -> "_Inherited":
         for slot in klass.__dict__.get("__slots__", ())
     )
     said = frozen.pop() if frozen else None
-    return _Inherited(tuple(fields.values()), said, slots=slots, slot_names=slot_names)
+    return tuple(fields.values()), said, slots, slot_names
 
 
 def _init(self: "Any", *args: "Any", **kwargs: "Any") -> None:

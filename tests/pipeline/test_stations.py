@@ -12,7 +12,6 @@ from bridge.pipeline import (
     Allow,
     Ask,
     Block,
-    CancelSignal,
     Deny,
     Execution,
     Named,
@@ -23,9 +22,9 @@ from bridge.pipeline import (
     Stations,
     ToolResult,
     decide,
-    run_tool,
     thaw,
 )
+from bridge.pipeline.execute_stage import CancelSignal, run_tool
 
 Next = Callable[[], PreDecision]
 

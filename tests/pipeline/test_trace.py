@@ -13,7 +13,6 @@ from bridge.pipeline import (
     Allow,
     Ask,
     Block,
-    CancelSignal,
     Deny,
     Execution,
     Guard,
@@ -24,9 +23,9 @@ from bridge.pipeline import (
     ToolResult,
     decide,
     freeze,
-    run_tool,
     thaw,
 )
+from bridge.pipeline.execute_stage import CancelSignal, run_tool
 from bridge.pipeline.stations import Step, finish
 
 CALL = Execution.create("echo", {"text": "hi"})

@@ -47,8 +47,17 @@ def fields_of(cls: type[Any]) -> list[tuple[Any, ...]]:
     return [(f.name, f.type, f.default, f.default_factory) for f in dataclasses.fields(cls)]
 
 
-def test_missing_shows_as_missing() -> None:
-    assert repr(MISSING) == "MISSING"
+def test_no_default_a_field_can_hold_reads_as_missing() -> None:
+    """MISSING and the field marker are bare objects: a default that looks like either (the
+    word, a triple, a tuple holding a field's parts) is still that default."""
+
+    class Odd(Record, frozen=True):
+        word: str = "MISSING"
+        triple: tuple[object, ...] = (None, 1, None)
+        made: tuple[object, ...] = field(default=(1, 2, 3))
+
+    assert Odd() == Odd("MISSING", (None, 1, None), (1, 2, 3))
+    assert all(default is not MISSING for _n, _a, default, _f in Odd.__record_fields__)  # type: ignore[attr-defined]
 
 
 def test_a_field_takes_a_default_or_a_factory_not_both() -> None:

@@ -56,10 +56,11 @@ from bridge.guards.protect import (
     PARENT_ABOVE,
     Target,
 )
+from bridge.guards.protect.entries import GLOB_CHARS, Protection, entries_of, is_template
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.valueclass import Record
-from bridge.shell import Lazy, fnmatchcase
+from bridge.shell import Lazy
 from bridge.shell.syntax import (
     SHELLS,
     Script,
@@ -84,10 +85,6 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
 DEFAULT_SECRET_PATTERNS = (
     ".env", ".env.*", "*.pem", "*.key", "id_rsa*", ".ssh/**", ".aws/credentials", ".netrc",
 )  # fmt: skip
-# The words that make a `.env.*` file a template the project ships (`.env.example`,
-# `.env.local.sample`), not a secret: a glob such as `.env.*` does not protect it (an entry
-# naming it exactly does).
-TEMPLATE_WORDS = frozenset({"example", "sample", "template", "dist", "defaults"})
 PATH_TOOLS = {
     "Write": "file_path",
     "Edit": "file_path",
@@ -129,7 +126,6 @@ _GIT_READERS = frozenset(
     {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "commit", "add"}
     | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
 )
-_GLOB = frozenset("*?[")
 _DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
 # Git words that make a reading verb write a file or run code (`git diff --output=F`).
 _GIT_UNREAD = ("-c", "--config-env", "--output", "-O", "--open-files-in-pager", "--ext-diff")
@@ -145,237 +141,11 @@ _CODE_WRITES = Lazy(
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _TMPDIR = Lazy(r"\$(?:TMPDIR\b|\{TMPDIR(?::?[-=]([^}$`]*))?\})")
-_MAX_GLOB_MATCHES = 1000
-_MAX_GLOB_ENTRIES = 20_000  # directory entries one glob may read
-
-
-def _template(name: str) -> bool:
-    """`.env.example`, `.env.local.sample`: an env file's template, no secret."""
-    words = name.split(".")
-    return name.startswith(".env.") and not TEMPLATE_WORDS.isdisjoint(words[2:])
-
-
-class _Entry(Record, frozen=True, slots=True):
-    spec: str  # as configured
-    parts: "tuple[str, ...]"  # components of the pattern, `~` expanded
-    anchored: bool
-    literal: "tuple[str, ...] | None" = None  # an anchored plain path: its parts, matched fast
-
-    def protects(self, parts: "tuple[str, ...]") -> bool:
-        """Whether a path (absolute components) is this entry or lies under it."""
-        if self.literal is not None:
-            return parts[: len(self.literal)] == self.literal
-        lead = () if self.anchored else ("**",)
-        return _match((*lead, *self.parts, "**"), parts)
-
-    def spares(self, parts: "tuple[str, ...]") -> bool:
-        """Whether the path is an env template this entry only matches as a glob."""
-        return bool(parts) and _template(parts[-1]) and parts[-1] not in self.parts
-
-    def beneath(self, parts: "tuple[str, ...]", levels: int) -> bool:
-        """Whether this entry lies at most `levels` below the directory `parts` (absolute)."""
-        own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
-        if self.literal is not None:
-            return len(own) - levels <= len(parts) < len(own) and own[: len(parts)] == parts
-        if self.anchored:
-            lowest = max(0, len(own) - levels)
-            return any(_match(own[:k], parts) for k in range(lowest, len(own)))
-        return any(  # `**/.claude/x` lies below any directory named `.claude`
-            _match(("**", *own[:k]), parts)
-            for k in range(max(1, len(own) - levels), len(own))
-            if set(own[:k]) != {"**"}
-        )
-
-    def could_end_with(self, parts: "tuple[str, ...]") -> bool:
-        """Whether a relative path of unknown base could name this entry (or a file in it)."""
-        return any(
-            _match((*self.parts[start:], "**"), parts)
-            for start in range(len(self.parts))
-            if set(self.parts[start:]) != {"**"}  # a bare `**` tail would fit any path
-        )
-
-    def could_hold(self, parts: "tuple[str, ...]", levels: int) -> bool:
-        """Whether a relative path of unknown base could name a directory at most `levels`
-        above this entry (`cd ~/.local && rm -rf state`)."""
-        own = self.parts[:-1] if self.parts[-1:] == ("**",) else self.parts
-        return any(
-            _match(own[start:end], parts)
-            for start in range(len(own))
-            for end in range(max(start + 1, len(own) - levels), len(own))
-            if set(own[start:end]) != {"**"}  # a bare `**` would fit any directory
-        )
-
-    def named(self, pattern: str, *, inside: bool = True) -> bool:
-        """Whether a file name pattern (`find -name`) could match this entry or a directory
-        holding it (or, `inside`, a file in an entry that is a directory)."""
-        if inside and self.parts[-1:] == ("**",):
-            return True
-        return any(  # a directory on the way matched: `-exec rm -rf {} +` takes all below it
-            fnmatchcase(part, pattern) or fnmatchcase(pattern, part)
-            for part in self.parts
-            if part != "**"
-        )
-
-
-def _match(pattern: "tuple[str, ...]", parts: "tuple[str, ...]") -> bool:
-    """Whether path components match glob components (`**`: any number of them)."""
-    reached = [True] + [False] * len(parts)  # reached[j]: the pattern so far matches parts[:j]
-    for head in pattern:
-        if head == "**":  # any number of components: reached from the first reached on
-            first = reached.index(True) if True in reached else len(reached)
-            reached = [False] * first + [True] * (len(reached) - first)
-        else:
-            reached = [False] + [
-                reached[j] and fnmatchcase(part, head) for j, part in enumerate(parts)
-            ]
-    return reached[-1]
-
-
-def _split(path: str) -> "tuple[str, ...]":
-    return tuple(part for part in posixpath.normpath(path).split("/") if part not in ("", "."))
-
-
-def _entries(spec: "str | Path", *, tree: bool) -> "Iterator[_Entry]":
-    text = expand_home(os.path.expanduser(str(spec)))
-    anchored = text.startswith("/")
-    tail = ("**",) if tree else ()  # a directory: any name inside it is protected
-    if not anchored or not _GLOB.isdisjoint(text):
-        yield _Entry(str(spec), (*_split(text), *tail), anchored)
-        return
-    yield _Entry(str(spec), (*_split(text), *tail), anchored=True, literal=_split(text))
-    real = _realpath(text)  # a protected symlink: its target too
-    if real is not None and _split(real) != _split(text):
-        yield _Entry(str(spec), (*_split(real), *tail), anchored=True, literal=_split(real))
-
-
-def _realpath(path: str) -> "str | None":
-    try:
-        return os.path.realpath(path)
-    except (OSError, ValueError):  # e.g. an embedded NUL: the literal form is still checked
-        return None
-
-
-class _Protection:
-    def __init__(
-        self, paths: "Sequence[str | Path]", label: str, trees: "Sequence[_Entry]" = ()
-    ) -> None:
-        """`paths` are protected with what lies below them; `trees` are ready-made entries."""
-        self.paths, self.trees, self.label = tuple(paths), tuple(trees), label
-        self._entries: tuple[_Entry, ...] | None = None
-
-    @property
-    def entries(self) -> "tuple[_Entry, ...]":
-        """Built on first use: resolving every path (symlinks too) costs a call a millisecond,
-        and a command that writes nothing (most are) never asks."""
-        if self._entries is None:
-            paths = (entry for spec in self.paths for entry in _entries(spec, tree=False))
-            self._entries = (*paths, *self.trees)
-        return self._entries
-
-    def match(
-        self,
-        path: str,
-        cwd: str,
-        *,
-        shell_word: bool = False,
-        unknown_base: bool = False,
-        above: int = NOT_ABOVE,
-        names: "tuple[str, ...]" = (),
-    ) -> "str | None":
-        """The protected entry `path` hits, resolved in `cwd` (a shell word: globs expanded);
-        `above`: so does a directory at most that many levels above an entry."""
-        path = expand_home(path)
-        base = cwd if cwd.startswith("/") else os.getcwd()
-        absolute = posixpath.join(base, path)
-        forms: set[tuple[str, ...]] = set()
-        matches = self._globbed(absolute) if shell_word else []
-        for expanded in (absolute, *matches[:_MAX_GLOB_MATCHES]):
-            forms |= {_split(expanded), _split(_realpath(expanded) or expanded)}
-        # More matches than are looked at: any of them, all below the glob's fixed part, may hit.
-        crowded = _crowded(absolute, above) if len(matches) > _MAX_GLOB_MATCHES else []
-        relative = _split(path) if unknown_base and not path.startswith("/") else None
-        while relative and relative[0] == "..":  # above an unknown directory: still unknown
-            relative = relative[1:]
-        for entry in self.entries:
-            named = any(entry.named(name) for name in names)
-            if not entry.anchored and any(entry.named(name, inside=False) for name in names):
-                return entry.spec  # `find x -name .env -delete`
-            below = above and (named or not names)
-            if any(
-                (entry.protects(form) and not entry.spares(form))
-                or (below and entry.beneath(form, above))
-                for form in forms
-            ):
-                return entry.spec
-            if relative is not None and (
-                (entry.could_end_with(relative) and not entry.spares(relative))
-                or (below and entry.could_hold(relative, above))
-            ):
-                return entry.spec
-            if any(entry.beneath(fixed, deep) for fixed, deep in crowded):
-                return _Crowded(entry.spec)
-        return None
-
-    @staticmethod
-    def _globbed(pattern: str) -> "list[str]":
-        """What the shell expands a glob to now (the files it would touch exist), hidden names
-        included; more than `_MAX_GLOB_MATCHES` (the caller then judges everything below the
-        glob's fixed part) once the matches or the directory entries read pass a bound, so a
-        deep glob over a large tree answers at once."""
-        if _GLOB.isdisjoint(pattern):
-            return []
-        parts = pattern.split("/")
-        found = ["/" if pattern.startswith("/") else ""]
-        budget = _MAX_GLOB_ENTRIES
-        for part in parts:
-            if not part:
-                continue
-            if _GLOB.isdisjoint(part):
-                found = [posixpath.join(f, part) for f in found]
-                continue
-            grown: list[str] = []
-            for directory in found:
-                try:
-                    with os.scandir(directory or ".") as entries:
-                        for entry in entries:
-                            budget -= 1
-                            if budget < 0:
-                                return [pattern] * (_MAX_GLOB_MATCHES + 1)
-                            if fnmatchcase(entry.name, part):
-                                grown.append(posixpath.join(directory, entry.name))
-                except (OSError, ValueError):
-                    continue
-            found = grown
-            if len(found) > _MAX_GLOB_MATCHES:
-                return found
-        return [f for f in found if posixpath.lexists(f)]
-
-
-class _Crowded(str):
-    """An entry hit by a glob too large to expand: shown with the bound that was met."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return (
-            f"{str.__repr__(self)} (a glob past {_MAX_GLOB_MATCHES} matches or "
-            f"{_MAX_GLOB_ENTRIES} directory entries read counts as all below its fixed part)"
-        )
-
-
-def _crowded(pattern: str, above: int) -> "list[tuple[tuple[str, ...], int]]":
-    """The directory a glob's matches lie in (its part without a glob, also as resolved), and
-    how far below it they, and what they reach (`above`), go."""
-    parts = _split(pattern)
-    fixed = next((i for i, part in enumerate(parts) if not _GLOB.isdisjoint(part)), len(parts))
-    deep = len(parts) - fixed + above
-    real = _realpath("/" + "/".join(parts[:fixed])) or "/"
-    return [(parts[:fixed], deep), (_split(real), deep)]
 
 
 def protected_paths_guard(paths: "Sequence[str | Path]", label: str = "protected path") -> "Guard":
     """A guard denying writes (file tools, and Bash commands that write) to `paths`."""
-    protection = _Protection(paths, label)
+    protection = Protection(paths, label)
 
     def shell(tool_input: "Mapping[str, object]", cwd: str) -> "str | Ask | None":
         script = bash_script(tool_input)
@@ -449,9 +219,9 @@ def self_protection_guard(
     environment the agent's commands run with (variables it does not set are put in).
     """
     state = [state_dir] if isinstance(state_dir, str | os.PathLike) else list(state_dir or ())
-    trees = tuple(entry for spec in state for entry in _entries(spec, tree=True))
-    writes = _Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
-    sealed = _Protection([], SELF_PROTECTION, trees)
+    trees = tuple(entry for spec in state for entry in entries_of(spec, tree=True))
+    writes = Protection([*settings_files, *config_files], SELF_PROTECTION, trees)
+    sealed = Protection([], SELF_PROTECTION, trees)
     names = {*_STATE_NAMES, *(posixpath.basename(str(p).rstrip("/")) for p in state)}
     # Read, never changed: not copied (a copy of os.environ decodes every variable).
     context = _Strict(os.environ if env is None else env, frozenset(names - {""}))
@@ -510,7 +280,7 @@ class _Strict(Record, frozen=True, slots=True):
     names: "frozenset[str]"
 
 
-def _path_tool(protection: "_Protection", execution: "Execution") -> "str | None":
+def _path_tool(protection: "Protection", execution: "Execution") -> "str | None":
     if execution.tool_name in PATHS_TOOLS:
         key = PATHS_TOOLS[execution.tool_name]
         paths = execution.input.get(key)
@@ -529,7 +299,7 @@ def _path_tool(protection: "_Protection", execution: "Execution") -> "str | None
 
 
 def _one_path(
-    protection: "_Protection", execution: "Execution", key: str, path: object
+    protection: "Protection", execution: "Execution", key: str, path: object
 ) -> "str | None":
     if not isinstance(path, str) or not path:
         return f"{protection.label}: the {execution.tool_name} call has no {key} to check"
@@ -544,8 +314,8 @@ class _Bash:
 
     def __init__(
         self,
-        writes: "_Protection",
-        sealed: "_Protection | None",
+        writes: "Protection",
+        sealed: "Protection | None",
         cwd: str,
         strict: "_Strict | None",
     ) -> None:
@@ -649,17 +419,17 @@ class _Bash:
 
     def _hit(
         self,
-        protection: "_Protection",
+        protection: "Protection",
         path: str,
         above: int = NOT_ABOVE,
         names: "tuple[str, ...]" = (),
     ) -> "str | None":
         """The protected entry a word may hit, wherever in the line it may run."""
-        if "(" in path or (self.nocase and not _GLOB.isdisjoint(path)):
+        if "(" in path or (self.nocase and not GLOB_CHARS.isdisjoint(path)):
             from bridge.guards.protect.tripwire import nocase, without_extglob
 
             path = without_extglob(path)
-            path = nocase(path) if self.nocase and not _GLOB.isdisjoint(path) else path
+            path = nocase(path) if self.nocase and not GLOB_CHARS.isdisjoint(path) else path
         if self.bases is None:  # matched by what its own words name
             return protection.match(
                 path, self.cwd, shell_word=True, unknown_base=True, above=above, names=names
@@ -791,7 +561,7 @@ class _Bash:
                     return None
                 return _as(reason, f"{label}: `{shown}`: {reason.removeprefix(label + ': ')}")
             name = self._resolve(Target(command.argv[0], dynamic=True))
-            unknown = name is None or not _GLOB.isdisjoint(name[0])
+            unknown = name is None or not GLOB_CHARS.isdisjoint(name[0])
             if unknown and self.in_code and not self.as_text:
                 return (
                     f"{label}: cannot tell what the inline code runs: it starts a program "
@@ -1033,7 +803,7 @@ def _echoed(word: str) -> "tuple[str, ...] | None":
     fields = echo.argv[1:]
     if echo.dynamic or echo.redirects or echo.nested or len(echo.words) != len(echo.argv):
         return None
-    if any(f.startswith("-") or not _GLOB.isdisjoint(f) or not f for f in fields):
+    if any(f.startswith("-") or not GLOB_CHARS.isdisjoint(f) or not f for f in fields):
         return None
     return tuple(w for f in fields for w in f.split())
 
@@ -1160,7 +930,7 @@ def _nameless(path: str) -> bool:
     """Whether a relative word says nothing of what it reaches without knowing where it is
     resolved: a glob, or the directory itself (`*`, `s.*`, `.`, `./`)."""
     absolute = path.startswith(("/", "~/")) or path == "~"  # (`~nosuchuser` stays as it is)
-    return not absolute and (not _GLOB.isdisjoint(path) or posixpath.normpath(path) == ".")
+    return not absolute and (not GLOB_CHARS.isdisjoint(path) or posixpath.normpath(path) == ".")
 
 
 def _show(command: "SimpleCommand") -> str:
@@ -1206,7 +976,7 @@ def _from_template(command: "SimpleCommand") -> bool:
         return False  # `-t DIR`, `--target-directory`: the destination is not last
     operands = [w for w in words if not w.startswith("-")]
     sources = operands[:-1]
-    return bool(sources) and all(_template(posixpath.basename(w)) for w in sources)
+    return bool(sources) and all(is_template(posixpath.basename(w)) for w in sources)
 
 
 def _read_closely(

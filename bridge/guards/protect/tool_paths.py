@@ -29,7 +29,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from bridge.guards.protect.protect_paths import _Protection
+    from bridge.guards.protect.entries import Protection
     from bridge.pipeline import Execution
 
 # The words of a tool's name that say it changes files (`mcp__fs__write_file`, `TabWrite`,
@@ -57,7 +57,7 @@ _INPUT_DEPTH = 8  # levels of a tool input searched for strings that could be pa
 _MAX_PATH = 4096
 
 
-def judge(protection: _Protection, execution: Execution, *, ask: bool) -> str | Ask | None:
+def judge(protection: Protection, execution: Execution, *, ask: bool) -> str | Ask | None:
     """The objection to a tool ccbridge does not know; `ask`: a tool that may only read but
     names a protected path is a question (self-protection), else it passes (the secrets guard)."""
     if execution.tool_name in READ_ONLY_TOOLS:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bridge.guards.protect import ANY_ABOVE, PARENT_ABOVE, Target, protect_paths, writes
+from bridge.guards.protect import entries as protected_entries
 from bridge.pipeline import Ask, Execution
 from bridge.shell.syntax import Unparseable, parse
 from tests.support import verdicts
@@ -34,7 +35,7 @@ from tests.support import verdicts
 def test_glob_components_match_whole_paths(
     pattern: tuple[str, ...], parts: tuple[str, ...], hit: bool
 ) -> None:
-    assert protect_paths._match(pattern, parts) is hit
+    assert protected_entries._match(pattern, parts) is hit
 
 
 # One protected file, two directories down from where the commands run: a write to it, to a
@@ -1414,7 +1415,7 @@ def test_a_glob_with_more_matches_than_are_looked_at_fails_closed(tmp_path: Path
     import glob
 
     crowded, full = tmp_path / "crowded", tmp_path / "full"
-    cap = protect_paths._MAX_GLOB_MATCHES
+    cap = protected_entries._MAX_GLOB_MATCHES
     for directory, count in ((crowded, cap + 100), (full, cap)):  # full: all are looked at
         directory.mkdir()
         for i in range(count):
@@ -1598,7 +1599,7 @@ def test_a_crowded_glob_reaches_only_as_deep_as_the_command_goes(tmp_path: Path)
     as the command reaches: `cp x DIR/*` puts x into the last match, one level below it."""
     crowded = tmp_path / "crowded"
     crowded.mkdir()
-    for i in range(protect_paths._MAX_GLOB_MATCHES + 10):
+    for i in range(protected_entries._MAX_GLOB_MATCHES + 10):
         (crowded / f"f{i}").write_bytes(b"")
 
     def judged_here(protected: Path, command: str = f"cp x {crowded}/*") -> str | Ask | None:

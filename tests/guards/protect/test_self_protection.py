@@ -9,7 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bridge.guards.protect import entries as protected_entries
 from bridge.guards.protect import protect_paths
+from bridge.guards.protect.entries import Entry
 from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
 from bridge.pipeline import Ask, Execution
@@ -170,13 +172,14 @@ def test_protected_paths_are_resolved_only_when_a_write_is_judged(
     and most commands write nothing: they are resolved on the first write judged, once."""
     home, project, env = roots
     resolved: list[str] = []
-    real_entries = protect_paths._entries
+    real_entries = protected_entries.entries_of
 
-    def counted(spec: str | Path, *, tree: bool) -> Iterator[protect_paths._Entry]:
+    def counted(spec: str | Path, *, tree: bool) -> Iterator[Entry]:
         resolved.append(str(spec))
         return real_entries(spec, tree=tree)
 
-    monkeypatch.setattr(protect_paths, "_entries", counted)
+    monkeypatch.setattr(protect_paths, "entries_of", counted)
+    monkeypatch.setattr(protected_entries, "entries_of", counted)
     settings, configs, own = protected_roots(env, project)
     guard = self_protection_guard(settings, configs, own, env=env)
     assert sorted(resolved) == sorted(own)  # the state, which any word may name
