@@ -1,11 +1,12 @@
 """The shell reader: Bash command lines read the way bash reads them, without running anything.
 
-`syntax` (lexer, parser, word expansion, wrapper and interpreter tables), `variables` (literal
-values of shell variables), `finds` (what a `find` line does), `code` (what literal interpreter
-code does).
+`syntax` (lexer, parser, word expansion), `runners` (wrappers, interpreters and the code a
+command hands on), `variables` (literal values of shell variables), `finds` (what a `find` line
+does), `inline_code` (what literal interpreter code does).
 
 The package itself holds what all of them and the guards use: regular expressions compiled on
-first use (`Lazy`) and a wildcard match without `re` (`fnmatchcase`). Here rather than in a module
+first use (`Lazy`), a wildcard match without `re` (`fnmatchcase`), and the name and assignment
+tests and `pairs` that `syntax` and `runners` share. Here rather than in a module
 of their own, which every Bash call would import (a module costs an import; the package is
 imported anyway). A plain command (`git status`) never meets most of the policies' patterns, and
 importing `re` (with `enum`) and compiling them at import cost every hook call milliseconds.
@@ -15,7 +16,10 @@ Flags go inline in the source (`(?s)`, `(?m)`), so defining a pattern needs no `
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import TypeVar
+
+    T = TypeVar("T")
 
 
 class Lazy:
@@ -74,3 +78,35 @@ def fnmatchcase(name: str, pattern: str) -> bool:
         else:
             return False
     return pattern[p:].strip("*") == ""
+
+
+# Plain string code, not `re`, for what every command meets (see bridge.shell).
+NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+NAME_CHARS = NAME_START | frozenset("0123456789")
+
+
+def name_end(s: str, i: int) -> int:
+    """The end of the run of name characters ([A-Za-z0-9_]) at `i`."""
+    while i < len(s) and s[i] in NAME_CHARS:
+        i += 1
+    return i
+
+
+def is_assignment(text: str) -> bool:
+    """`name=`, `name+=`, `name[index]=` ... starts `text`."""
+    if not text or text[0] not in NAME_START:
+        return False
+    i = name_end(text, 1)
+    if text.startswith("[", i):
+        close = text.find("]", i + 1)
+        if close < 0:
+            return False
+        i = close + 1
+    i += text.startswith("+", i)
+    return text.startswith("=", i)
+
+
+def pairs(items: "Sequence[T]") -> "Iterator[tuple[T, T]]":
+    """Each item with the next: `itertools.pairwise` of a sequence, without importing
+    itertools (a third of a millisecond) on every hook call."""
+    return zip(items, items[1:], strict=False)  # noqa: RUF007

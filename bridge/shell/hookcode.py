@@ -27,15 +27,9 @@ from typing import Literal
 
 from bridge.paths import read_regular
 from bridge.pipeline.valueclass import Record
-from bridge.shell.syntax import (
-    SHELLS,
-    STDIN_FILES,
-    Unparseable,
-    _is_assignment,
-    interpreter,
-    parse,
-    skip_options,
-)
+from bridge.shell import is_assignment
+from bridge.shell.runners import SHELLS, STDIN_FILES, interpreter, skip_options
+from bridge.shell.syntax import Unparseable, parse
 from bridge.shell.variables import put_in
 
 # Suffixes that make a word a script whoever runs it, with the language that loads code.
@@ -77,7 +71,7 @@ def runs(command: str, known: Mapping[str, str] | None = None) -> list[Run] | Un
         for simple in pipeline.commands:
             # A program named by path is run, whatever its name: bash runs `./hooks/time x`,
             # which the reader takes for the `time` wrapper.
-            named = [w for w in simple.words if not _is_assignment(w)][:1]
+            named = [w for w in simple.words if not is_assignment(w)][:1]
             if named and simple.argv[:1] != tuple(named) and "/" in named[0]:
                 found.append(Run(named[0], "script", _language_of(named[0])))
             found += _argv_runs(simple.argv, simple.dynamic)
@@ -136,7 +130,7 @@ def _interpreted(argv: tuple[str, ...], dynamic: frozenset[int], language: str) 
     return found
 
 
-# Per interpreter (bridge.shell.syntax.interpreter's names): the options that take a value,
+# Per interpreter (bridge.shell.runners.interpreter's names): the options that take a value,
 # and the letters that hand over the program as text (or, Python's `m`, a module). Each has
 # its own: Python's `-O` takes none, bash's `-O extglob` does.
 _WITH_VALUE = {

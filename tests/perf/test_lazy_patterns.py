@@ -13,8 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridge.shell import fnmatchcase
-from bridge.shell import syntax as shell
+from bridge.shell import fnmatchcase, is_assignment, runners
 
 HOOKS = Path(__file__).resolve().parents[2] / "hooks"
 GLOB_TEXT = st.text(alphabet="ab.*?[]!-\n/", max_size=8)
@@ -32,13 +31,13 @@ ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 @given(st.text(alphabet="aZ_09[]+=x $é٣", max_size=10))
 @settings(max_examples=2000)
 def test_assignment_test_is_the_regex(text: str) -> None:
-    assert shell._is_assignment(text) == bool(ASSIGNMENT.match(text))
+    assert is_assignment(text) == bool(ASSIGNMENT.match(text))
 
 
 @given(st.text(alphabet="py.3٣\n/", max_size=10))
 @settings(max_examples=2000)
 def test_unversioned_is_the_regex(name: str) -> None:
-    assert shell._unversioned(name) == re.sub(r"[\d.]+$", "", name)
+    assert runners._unversioned(name) == re.sub(r"[\d.]+$", "", name)
 
 
 # Without variables: a command that sets or uses one compiles the substitution patterns.

@@ -9,9 +9,9 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.shell import syntax
+from bridge.shell import runners
 from bridge.shell.hookcode import Load, Run, argv_runs, language, loaded_by, runs
-from bridge.shell.syntax import SHELLS
+from bridge.shell.runners import SHELLS
 
 NAMES = st.text("abcdefghijklmnopqrstuvwxyz0123456789_-", min_size=1, max_size=8)
 DIRS = st.lists(NAMES, min_size=1, max_size=4).map(lambda parts: "/" + "/".join(parts))
@@ -62,12 +62,12 @@ def test_a_program_named_by_path_is_a_script_and_its_words_are_its_arguments(
     program = f"{directory}/{name}"
     found = runs(shlex.join([program, "--flag", "data/x.json"]))
     exec_form = argv_runs((program, "x.txt"))
-    if syntax.interpreter((name,)):  # `.venv/bin/python`: the interpreter, run by path
+    if runners.interpreter((name,)):  # `.venv/bin/python`: the interpreter, run by path
         assert isinstance(found, list) and found[0] == Run(program, "interpreter")
         assert exec_form[0] == Run(program, "interpreter")
         return
     assert isinstance(found, list) and found[0] == Run(program, "script")
-    if name not in syntax._UNWRAPPED:  # (a wrapper's name: read as the wrapper's command)
+    if name not in runners.UNWRAPPED:  # (a wrapper's name: read as the wrapper's command)
         assert found[1:] == [Run("data/x.json", "operand")]
     assert exec_form == [Run(program, "script"), Run("x.txt", "operand")]
 

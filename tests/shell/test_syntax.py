@@ -8,15 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.shell.syntax import (
-    Program,
-    Redirect,
-    Script,
-    SimpleCommand,
-    Unparseable,
-    parse,
-    program,
-)
+from bridge.shell.runners import Program, program
+from bridge.shell.syntax import Redirect, Script, SimpleCommand, Unparseable, parse
 
 
 def script(command: str) -> Script:

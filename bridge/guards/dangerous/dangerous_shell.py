@@ -41,18 +41,8 @@ from bridge.guards.dangerous.unread import (
 )
 from bridge.pipeline import Ask, Execution, Guard
 from bridge.shell import Lazy, finds, fnmatchcase
-from bridge.shell.syntax import (
-    SHELLS,
-    Pipeline,
-    Script,
-    SimpleCommand,
-    Unparseable,
-    bash_script,
-    interpreter,
-    parse,
-    program,
-    skip_options,
-)
+from bridge.shell.runners import SHELLS, interpreter, program, skip_options
+from bridge.shell.syntax import Pipeline, Script, SimpleCommand, Unparseable, bash_script, parse
 from bridge.shell.variables import with_literal_values
 from bridge.wire import READ_ONLY_TOOLS
 

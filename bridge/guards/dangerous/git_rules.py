@@ -9,7 +9,8 @@ from __future__ import annotations
 from itertools import pairwise
 
 from bridge.guards.dangerous.targets import Unknown
-from bridge.shell.syntax import SimpleCommand, skip_options
+from bridge.shell.runners import skip_options
+from bridge.shell.syntax import SimpleCommand
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md

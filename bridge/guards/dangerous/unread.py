@@ -12,16 +12,8 @@ from itertools import pairwise
 
 from bridge.guards.dangerous.targets import Unknown
 from bridge.shell import Lazy
-from bridge.shell.syntax import (
-    SHELLS,
-    STDIN_FILES,
-    Pipeline,
-    SimpleCommand,
-    Unparseable,
-    interpreter,
-    parse,
-    program,
-)
+from bridge.shell.runners import SHELLS, STDIN_FILES, interpreter, program
+from bridge.shell.syntax import Pipeline, SimpleCommand, Unparseable, parse
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -61,18 +61,8 @@ from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.valueclass import Record
 from bridge.shell import Lazy
-from bridge.shell.syntax import (
-    SHELLS,
-    Script,
-    SimpleCommand,
-    Unparseable,
-    bash_script,
-    expand_home,
-    interpreter,
-    parse,
-    program,
-    skip_options,
-)
+from bridge.shell.runners import SHELLS, interpreter, program, skip_options
+from bridge.shell.syntax import Script, SimpleCommand, Unparseable, bash_script, expand_home, parse
 from bridge.wire import READ_ONLY_TOOLS
 
 TYPE_CHECKING = False

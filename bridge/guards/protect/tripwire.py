@@ -22,8 +22,8 @@ from __future__ import annotations
 import os
 import posixpath
 
-from bridge.shell import Lazy
-from bridge.shell.syntax import SHELLS, STDIN_FILES, pairs, skip_options
+from bridge.shell import Lazy, pairs
+from bridge.shell.runners import SHELLS, STDIN_FILES, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import posixpath
 
 from bridge.guards.protect import ANY_ABOVE, MOVERS, NOT_ABOVE, PARENT_ABOVE, Target
-from bridge.shell import Lazy
-from bridge.shell.syntax import pairs, skip_options
+from bridge.shell import Lazy, pairs
+from bridge.shell.runners import skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hot path: docs/architecture.md
