@@ -27,7 +27,22 @@ from bridge.guards.dangerous.git_rules import (
     configured,
     git_objection,
 )
-from bridge.guards.dangerous.targets import Place, Unknown, beneath, home, resolve, target
+from bridge.guards.dangerous.system_rules import (
+    SYSTEM_RULES,
+    fork_bomb,
+    fork_bomb_text,
+    opened_device,
+)
+from bridge.guards.dangerous.targets import (
+    Place,
+    Unknown,
+    beneath,
+    home,
+    operand_indexes,
+    option_letters,
+    resolve,
+    target,
+)
 from bridge.guards.dangerous.unread import (
     OPAQUE,
     download_into_interpreter,
@@ -40,9 +55,9 @@ from bridge.guards.dangerous.unread import (
     teed_downloads,
 )
 from bridge.pipeline import Ask, Execution, Guard
-from bridge.shell import Lazy, finds, fnmatchcase
+from bridge.shell import Lazy, finds
 from bridge.shell.runners import SHELLS, interpreter, program, skip_options
-from bridge.shell.syntax import Pipeline, Script, SimpleCommand, Unparseable, bash_script, parse
+from bridge.shell.syntax import Script, SimpleCommand, Unparseable, bash_script, parse
 from bridge.shell.variables import with_literal_values
 from bridge.wire import READ_ONLY_TOOLS
 
@@ -51,12 +66,6 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     import re
     from collections.abc import Iterable, Iterator
 
-BLOCK_DEVICES = (
-    "sd*", "hd*", "vd*", "xvd*", "nvme*", "mmcblk*", "disk*", "rdisk*", "loop*", "dm-*",
-    "md*", "mapper/*", "sr*", "nbd*", "zram*",
-)  # fmt: skip
-_DEVICE_WRITERS = frozenset({"tee", "cp", "shred", "wipefs", "blkdiscard", "truncate"})
-_POWER = frozenset({"shutdown", "reboot", "halt", "poweroff"})
 _Rule = Callable[["Judge", SimpleCommand, Place, SimpleCommand | None], str | None]
 
 
@@ -130,29 +139,6 @@ def _show(command: SimpleCommand) -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _flags(argv: tuple[str, ...]) -> Iterable[str]:
-    """Options before `--`, short clusters split into single letters (`-rf` -> -r, -f)."""
-    for word in argv[1:]:
-        if word == "--":
-            return
-        if word.startswith("--"):
-            yield word
-        elif word.startswith("-") and len(word) > 1:
-            yield from (f"-{letter}" for letter in word[1:])
-
-
-def _operands(argv: tuple[str, ...]) -> list[int]:
-    """Indexes of the operands: words that are not options, and every word after `--`."""
-    cut = argv.index("--", 1) if "--" in argv[1:] else len(argv)
-    plain = [i for i in range(1, cut) if argv[i] == "-" or not argv[i].startswith("-")]
-    return plain + list(range(cut + 1, len(argv)))
-
-
-def block_device(path: str) -> bool:
-    path = posixpath.normpath(path)
-    return path.startswith("/dev/") and any(fnmatchcase(path[5:], p) for p in BLOCK_DEVICES)
-
-
 def _describe(what: str, verb: str, harm: str) -> str:
     if isinstance(what, Unknown):
         return Unknown(f"cannot tell what this {verb}: {what}")
@@ -206,7 +192,7 @@ class Judge:
     def _reasons(self, script: Script, place: Place) -> Iterator[str | None]:
         downloaded: set[str] = set()
         for pipeline in script.pipelines:
-            yield _fork_bomb(pipeline, script.functions)
+            yield fork_bomb(pipeline, script.functions)
             yield download_into_interpreter(pipeline)
             for i, command in enumerate(pipeline.commands):
                 for inner in command.nested:
@@ -240,7 +226,7 @@ class Judge:
     def code(self, code: str, place: Place) -> str | None:
         from bridge.shell.inline_code import code_objection  # its patterns: only for interpreters
 
-        if device := _opened_device(code):
+        if device := opened_device(code):
             return f"writes straight to the block device {device}, destroying its filesystem"
         self.in_code += 1
         try:
@@ -271,12 +257,12 @@ def _rm(
 ) -> str | None:
     if command.name != "rm":
         return None
-    flags = set(_flags(command.argv))
+    flags = set(option_letters(command.argv))
     if not flags & {"-r", "-R", "--recursive"}:
         return None
     if "--no-preserve-root" in flags:
         return "--no-preserve-root switches off rm's last safeguard against deleting /"
-    what = _targets(judge, command, place, feeder, _operands(command.argv))
+    what = _targets(judge, command, place, feeder, operand_indexes(command.argv))
     return _describe(what, "deletes", "recursively deletes") if what else None
 
 
@@ -285,9 +271,9 @@ def _owner_or_mode(
 ) -> str | None:
     if command.name not in ("chmod", "chown", "chgrp"):
         return None
-    if not set(_flags(command.argv)) & {"-R", "--recursive"}:
+    if not set(option_letters(command.argv)) & {"-R", "--recursive"}:
         return None
-    operands = _operands(command.argv)[1:]  # the first operand is the mode or owner
+    operands = operand_indexes(command.argv)[1:]  # the first operand is the mode or owner
     what = _targets(judge, command, place, feeder, operands)
     harm = "recursively changes permissions or ownership of"
     return _describe(what, "changes", harm) if what else None
@@ -319,148 +305,17 @@ def _find_delete(
 def _rsync_delete(
     judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
 ) -> str | None:
-    if command.name != "rsync" or not any(f.startswith("--del") for f in _flags(command.argv)):
+    if command.name != "rsync" or not any(
+        f.startswith("--del") for f in option_letters(command.argv)
+    ):
         return None
-    operands = _operands(command.argv)
+    operands = operand_indexes(command.argv)
     if len(operands) < 2 or ":" in command.argv[operands[-1]]:
         return None  # a remote destination is another machine's business
     destination = operands[-1]
     what = _target(judge, command.argv[destination], place, destination in command.dynamic)
     harm = "deletes everything the source lacks from"
     return _describe(what, "deletes", harm) if what else None
-
-
-def _filesystem(
-    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    """`mkfs`, `mkswap`: on a device, its data is gone; on a file (`disk.img`), nothing is."""
-    name = command.name
-    if not (name.startswith(("mkfs", "mkswap")) or name in ("mke2fs", "mkdosfs", "newfs")):
-        return None
-    what = "a filesystem" if name != "mkswap" else "swap space"
-    if device := _device_operand(command):
-        return f"creating {what} on {device} erases everything on the device"
-    if dynamic := _dynamic_operand(command):
-        return Unknown(f"cannot tell what this erases: {dynamic} is only known when it runs")
-    return None
-
-
-def _device_operand(command: SimpleCommand) -> str | None:
-    return next((w for w in command.argv[1:] if w.startswith("/dev/") and _disk_path(w)), None)
-
-
-def _disk_path(path: str) -> bool:
-    return block_device(path) or posixpath.normpath(path).startswith("/dev/disk/")
-
-
-def _dynamic_operand(command: SimpleCommand) -> str | None:
-    return next((command.argv[i] for i in sorted(command.dynamic) if i), None)
-
-
-_SFDISK_READS = frozenset(
-    {"-l", "--list", "-d", "--dump", "-s", "--show-size", "-V", "--verify", "-J", "--json"}
-    | {"-g", "--show-geometry", "-F", "--list-free", "-h", "--help", "-v", "--version", "-r"}
-)
-_PARTED_WRITES = frozenset({"mklabel", "mktable", "rm", "mkpart", "mkpartfs", "resizepart"})
-_SGDISK_WIPES = frozenset({"-Z", "--zap-all", "-z", "--zap", "-o", "--clear", "-d", "--delete"})
-_DISKUTIL_ERASES = frozenset(
-    {"erasedisk", "zerodisk", "securerase", "secureerase", "partitiondisk", "erasevolume"}
-    | {"randomdisk", "reformat", "deletecontainer", "deletevolume"}
-)
-
-
-def _disk_tools(
-    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    """Partitioning, wiping and erasing tools pointed at a disk."""
-    name, args = command.name, command.argv[1:]
-    flags = set(_flags(command.argv))
-    harm = None
-    sfdisk = name == "sfdisk" and not flags & _SFDISK_READS
-    if sfdisk or (name == "parted" and _PARTED_WRITES & set(args)):
-        harm = "rewrites the partition table of"
-    elif name in ("sgdisk", "gdisk") and flags & _SGDISK_WIPES:
-        harm = "wipes the partition table of"
-    elif name == "badblocks" and "-w" in flags:
-        harm = "overwrites every block of (a destructive write test)"
-    elif name == "hdparm" and any(
-        a.startswith(("--security-erase", "--trim-sector", "--write-sector", "--make-bad"))
-        for a in args
-    ):
-        harm = "erases data on"
-    elif name == "nvme" and args[:1] in (("format",), ("sanitize",)):
-        harm = "erases every namespace block of"
-    elif name == "diskutil" and any(a.lower() in _DISKUTIL_ERASES for a in args[:2]):
-        return f"diskutil {' '.join(args[:2])} erases a whole disk or volume"
-    if harm is None:
-        return None
-    if device := _device_operand(command):
-        return f"{name} {harm} {device}"
-    if dynamic := _dynamic_operand(command):
-        return Unknown(f"cannot tell which disk {name} {harm.split(' (')[0]}: {dynamic}")
-    return f"{name} {harm} a disk" if name in ("nvme", "hdparm", "badblocks") else None
-
-
-def _device_write(
-    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    targets = [r.target for r in command.redirects if r.writes]
-    if command.name == "dd":
-        for i, word in enumerate(command.argv):
-            if word.startswith("of=") and i in command.dynamic:
-                what = target(word[3:], place, dynamic=True)
-                if isinstance(what, Unknown):
-                    return Unknown(f"cannot tell what this overwrites: {what}")
-            elif word.startswith("of="):
-                targets.append(word[3:])
-    elif command.name in _DEVICE_WRITERS:
-        targets += [command.argv[i] for i in _operands(command.argv)]
-    for written in targets:
-        if block_device(written):
-            return f"writes straight to the block device {written}, destroying its filesystem"
-        if posixpath.normpath(written) == "/proc/sysrq-trigger":
-            return "triggers a kernel SysRq action (reboot, crash or kill every process)"
-    return None
-
-
-def _power(
-    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    name, args = command.name, command.argv[1:]
-    if (
-        name in _POWER
-        or (name == "systemctl" and set(args) & {"poweroff", "reboot", "halt", "kexec"})
-        or (name in ("init", "telinit") and args[:1] in (("0",), ("6",)))
-    ):
-        return "shuts down or restarts the machine"
-    if name == "launchctl" and args[:1] == ("reboot",):
-        return "shuts down or restarts the machine"
-    if name == "kexec" and set(_flags(command.argv)) & {"-e", "--exec", "-f", "--force"}:
-        return "kexec boots another kernel at once, killing everything running"
-    return None
-
-
-def _kill_everything(
-    judge: Judge, command: SimpleCommand, place: Place, feeder: SimpleCommand | None
-) -> str | None:
-    if command.name == "killall5":
-        return "signals every process on the machine"
-    if command.name in ("pkill", "killall") and not _operands(command.argv)[1:]:
-        users = [w for w in command.argv if w in ("-u", "--user") or w.startswith("--user=")]
-        if users:  # `pkill -u dev`: the one operand is the user, no process name narrows it
-            return "signals every process of the user, this session included"
-    if command.name != "kill":
-        return None
-    args = list(command.argv[1:])
-    if args[:1] in (["-s"], ["-n"]):
-        args = args[2:]
-    elif args[:1] != ["--"] and args[:1] and args[0].startswith("-"):
-        args = args[1:]  # the signal, as in `-9` or `-KILL`
-    if "-1" in args[args[:1] == ["--"] :]:
-        return "pid -1 signals every process you may signal, your session included"
-    if "1" in args[args[:1] == ["--"] :]:
-        return "pid 1 is init: killing it brings the whole machine down"
-    return None
 
 
 def _unknown_name(
@@ -478,7 +333,7 @@ def _unknown_name(
         if flag == "-c" and (reason := judge.shell_text(code, place)):
             return about(f"runs {argv[0]} -c with code that ", reason)
     anywhere = Place(place.cwd, "")  # the project is only protected from known deleters
-    for i in _operands(argv):
+    for i in operand_indexes(argv):
         what = target(argv[i], anywhere, i in command.dynamic)
         if what and not isinstance(what, Unknown):
             return f"cannot tell what {argv[0]} runs, and it is handed {what}"
@@ -509,7 +364,7 @@ def _fed(
             begin, end = finds.starts(argv)
             starts, expression = list(argv[begin:end]) or ["."], argv[end:]
         else:
-            starts, expression = [argv[i] for i in _operands(argv)] or ["."], ()
+            starts, expression = [argv[i] for i in operand_indexes(argv)] or ["."], ()
         for start in starts:
             base = resolve(start, place)
             if base is None:
@@ -526,7 +381,7 @@ def _after_cd(command: SimpleCommand, place: Place) -> Place:
     """Where the next command runs after `cd`, `pushd` or `popd` (None: somewhere unknown)."""
     if command.name not in ("cd", "pushd", "popd"):
         return place
-    operands = _operands(command.argv)
+    operands = operand_indexes(command.argv)
     if command.name == "popd" or (operands and command.argv[operands[0]] == "-"):
         return place.moved(None)
     if not operands:
@@ -550,41 +405,6 @@ def _wrapper_cwd(command: SimpleCommand, place: Place) -> Place:
             if option.startswith(prefix) and len(option) > len(prefix):
                 return _after_cd(SimpleCommand(("cd", option[len(prefix) :])), place)
     return place
-
-
-def _fork_bomb(pipeline: Pipeline, functions: tuple[str, ...]) -> str | None:
-    names = [command.name for command in pipeline.commands]
-    for name, following in pairwise(names):
-        if name == following and name in functions:
-            return (
-                f"fork bomb: the function {name} pipes into itself, multiplying processes "
-                "until the machine stops responding"
-            )
-    return None
-
-
-_RECURSIVE_FUNCTION = Lazy(r"(?:function\s+)?([\w:.-]+)\s*(?:\(\s*\))?\s*\{([^{}]*)\}")
-
-
-def fork_bomb_text(source: str, functions: Iterable[str]) -> str | None:
-    """`f(){ f & f & }; f`: a function the line defines (one of `functions`) whose body starts
-    itself twice, in the background or a pipe (bash forks for both), and that the line calls."""
-    if not functions or "{" not in source:
-        return None
-    import re  # only a line with a brace comes here
-
-    for found in _RECURSIVE_FUNCTION.finditer(source):
-        name, body = found[1], found[2]
-        if name not in functions:
-            continue
-        calls = re.findall(rf"(?:^|[\s;&|(]){re.escape(name)}(?=$|[\s;&|)])", body)
-        after = source[found.end() :]
-        if len(calls) >= 2 and ("&" in body or "|" in body) and name in after:
-            return (
-                f"fork bomb: the function {name} starts itself twice in the background, "
-                "multiplying processes until the machine stops responding"
-            )
-    return None
 
 
 def _shell_alias(
@@ -660,7 +480,11 @@ def _written_text(command: SimpleCommand) -> dict[str, str]:
         if not bodies:
             return {}
         text = bodies[-1]
-        files += [command.argv[i] for i in _operands(command.argv)] if command.name == "tee" else []
+        files += (
+            [command.argv[i] for i in operand_indexes(command.argv)]
+            if command.name == "tee"
+            else []
+        )
     else:
         return {}
     return {posixpath.normpath(f): text.replace("\\n", "\n") for f in files}
@@ -776,30 +600,12 @@ def _unknown_wrapper(
     return None
 
 
-def _opened_device(code: str) -> str | None:
-    """A block device that interpreter code opens for writing (`open('/dev/vda', 'wb')`)."""
-    if "/dev/" not in code:
-        return None
-    import re  # only code naming a device comes here
-
-    for found in re.finditer(r"""['"](/dev/[^'"]+)['"]""", code):
-        rest = code[found.end() : found.end() + 80]
-        writes = re.match(r"""\s*,\s*(?:['"][^'"]*[wa+]|[\w.]*O_(?:WRONLY|RDWR))""", rest)
-        if block_device(found[1]) and (writes or "write" in rest):
-            return found[1]
-    return None
-
-
 _RULES: tuple[_Rule, ...] = (
     _rm,
     _owner_or_mode,
     _find_delete,
     _rsync_delete,
-    _filesystem,
-    _disk_tools,
-    _device_write,
-    _power,
-    _kill_everything,
+    *SYSTEM_RULES,
     runs_downloaded_code,
     interpreter_code,
     piped_code,

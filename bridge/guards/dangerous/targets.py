@@ -16,7 +16,7 @@ from bridge.shell import fnmatchcase
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterable
 
 SYSTEM_DIRS = frozenset(
     {
@@ -202,3 +202,21 @@ def _inside(path: str, place: Place, strictly: bool) -> bool:
     if not project or not path.startswith("/"):
         return False
     return path.startswith(project.rstrip("/") + "/") or (not strictly and path == project)
+
+
+def option_letters(argv: tuple[str, ...]) -> Iterable[str]:
+    """Options before `--`, short clusters split into single letters (`-rf` -> -r, -f)."""
+    for word in argv[1:]:
+        if word == "--":
+            return
+        if word.startswith("--"):
+            yield word
+        elif word.startswith("-") and len(word) > 1:
+            yield from (f"-{letter}" for letter in word[1:])
+
+
+def operand_indexes(argv: tuple[str, ...]) -> list[int]:
+    """Indexes of the operands: words that are not options, and every word after `--`."""
+    cut = argv.index("--", 1) if "--" in argv[1:] else len(argv)
+    plain = [i for i in range(1, cut) if argv[i] == "-" or not argv[i].startswith("-")]
+    return plain + list(range(cut + 1, len(argv)))
