@@ -24,7 +24,7 @@ def own_modules_finder() -> "MetaPathFinderProtocol":
 
     Python's path finder builds and tries several file names in Python code for every import,
     and a hook call imports some thirty modules of this package: finding them that way was
-    about 1.8 M of the 55 M instructions of a Bash call (valgrind, docs/performance.md). This
+    about 1.5 M of the 55 M instructions of a Bash call (valgrind, docs/performance.md). This
     finder lists each of the package's directories once and takes `NAME/__init__.py`, else
     `NAME.py`, as Python does, loading it with Python's own loader. Anything else (a compiled
     extension of that name, which Python would prefer; a namespace directory; a name with no
@@ -32,7 +32,10 @@ def own_modules_finder() -> "MetaPathFinderProtocol":
     itself would load."""
     import os
     from _frozen_importlib import ModuleSpec  # importlib.machinery's, without its import
-    from _frozen_importlib_external import EXTENSION_SUFFIXES, SourceFileLoader
+    from _frozen_importlib_external import SourceFileLoader
+    from _imp import extension_suffixes
+
+    extensions = extension_suffixes()
 
     sep = os.sep
     listed: dict[str, frozenset[str]] = {}
@@ -52,7 +55,7 @@ def own_modules_finder() -> "MetaPathFinderProtocol":
         if leaf in names:  # a directory: a package if it has an __init__.py
             init = directory + sep + leaf + sep + "__init__.py"
             return spec(name, init, directory + sep + leaf) if os.path.isfile(init) else None
-        if leaf + ".py" not in names or any(leaf + s in names for s in EXTENSION_SUFFIXES):
+        if leaf + ".py" not in names or any(leaf + s in names for s in extensions):
             return None
         return spec(name, directory + sep + leaf + ".py", None)
 
@@ -72,8 +75,14 @@ def own_modules_finder() -> "MetaPathFinderProtocol":
 
 
 def find_own_modules_directly() -> None:
-    """Put `own_modules_finder()` ahead of Python's finders, once."""
+    """Put `own_modules_finder()` ahead of Python's finders, once. A Python whose import
+    internals it cannot build on keeps its own finders: slower, never broken."""
     import sys
 
-    if not any(type(finder).__name__ == "OwnModules" for finder in sys.meta_path):
-        sys.meta_path.insert(0, own_modules_finder())
+    if any(type(finder).__name__ == "OwnModules" for finder in sys.meta_path):
+        return
+    try:
+        finder = own_modules_finder()
+    except (ImportError, AttributeError):
+        return
+    sys.meta_path.insert(0, finder)

@@ -103,3 +103,23 @@ def test_the_ccbridge_command_imports_through_it() -> None:
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert done.stdout.splitlines()[-1] == "1 OwnModules True 1", done.stderr
+
+
+def test_a_python_it_cannot_build_on_keeps_its_own_finders() -> None:
+    """Import internals a future Python renames (here `_imp.extension_suffixes` gone) leave
+    Python's finders in charge, and ccbridge's modules still import."""
+    code = (
+        "import sys, _imp\n"
+        "import bridge\n"
+        "before = list(sys.meta_path)\n"
+        "saved = _imp.extension_suffixes\n"
+        "del _imp.extension_suffixes\n"
+        "bridge.find_own_modules_directly()\n"
+        "_imp.extension_suffixes = saved  # Python's own finders need it back\n"
+        "import bridge.engine\n"
+        "print(sys.meta_path == before, bridge.engine.__name__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.stdout.splitlines()[-1:] == ["True bridge.engine"], done.stderr

@@ -29,6 +29,10 @@ if TYPE_CHECKING:  # the hot path: docs/architecture.md
     # A field as a record holds it: (name, annotation, default, default factory). A plain tuple:
     # a class defines several, and an object's __init__ would cost each its own call.
     FieldSpec = tuple[str, Any, Any, Callable[[], Any] | None]
+    # What a record takes from its bases: (fields, frozen or None when no record base says,
+    # slots, the bases' slot names). A tuple: a class of its own would cost every hook call its
+    # creation.
+    Inherited = tuple[tuple[FieldSpec, ...], bool | None, bool, frozenset[str]]
 else:
 
     def dataclass_transform(**_specifiers: object) -> object:
@@ -183,9 +187,6 @@ def _made(
     return type.__new__(mcls, name, bases, namespace)
 
 
-# What a record takes from its bases: (fields, frozen or None when no record base says, slots,
-# the bases' slot names). A tuple: a class of its own would cost every hook call its creation.
-Inherited = tuple[tuple["FieldSpec", ...], "bool | None", bool, frozenset[str]]
 _NOTHING_INHERITED: "Inherited" = ((), None, False, frozenset())
 
 
