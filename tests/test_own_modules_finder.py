@@ -82,6 +82,13 @@ def test_other_names_and_odd_paths_are_python_s(tmp_path: Path) -> None:
     assert finder.find_spec("bridge.x", [str(tmp_path / "gone")], None) is None  # no directory
 
 
+def isolated_python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` run by this Python with `-I`, as Claude Code starts ccbridge."""
+    return subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+
+
 def test_the_ccbridge_command_imports_through_it() -> None:
     """bridge/__main__ (the `ccbridge` command, `python -m bridge`) puts it first, once, before
     ccbridge's modules load; they then come from the files Python would have found."""
@@ -99,9 +106,7 @@ def test_the_ccbridge_command_imports_through_it() -> None:
         "again = [type(f).__name__ for f in sys.meta_path].count('OwnModules')\n"
         "print(names.count('OwnModules'), names[0], spec.origin == bridge.main.__file__, again)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = isolated_python(code)
     assert done.stdout.splitlines()[-1] == "1 OwnModules True 1", done.stderr
 
 
@@ -119,7 +124,5 @@ def test_a_python_it_cannot_build_on_keeps_its_own_finders() -> None:
         "import bridge.engine\n"
         "print(sys.meta_path == before, bridge.engine.__name__)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60, check=False
-    )
+    done = isolated_python(code)
     assert done.stdout.splitlines()[-1:] == ["True bridge.engine"], done.stderr
