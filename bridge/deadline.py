@@ -55,6 +55,9 @@ class _Deadline:
         self.exit_code = 2  # of the hard stop's answer, once it is written
         self.hard_stop: Callable[[str], None] | None = None
         self.previous: Any = None  # the SIGALRM handler before ours
+        # How the process ends after a hard stop: a warm ccbridge's child sends its client the
+        # answer first (bridge.warm.server).
+        self.end: Callable[[int], Any] = os._exit
 
     def arm(self, started: float, seconds: float, hard_stop: "Callable[[str], None]") -> bool:
         """Start the deadline, `seconds` after `started` (time.monotonic). False when no timer
@@ -112,9 +115,9 @@ def _fired(_signum: int, frame: "FrameType | None") -> None:
         clock.stage = 2
         _set(LAST)
         clock.hard_stop(f"no answer {clock.seconds:g} s + {GRACE:g} s after it started")
-        os._exit(clock.exit_code)
+        clock.end(clock.exit_code)
     if clock.stage == 2:  # the hard stop's own audit record hung
-        os._exit(clock.exit_code)
+        clock.end(clock.exit_code)
 
 
 def doing(frame: "FrameType | None") -> str:

@@ -62,6 +62,17 @@ def exit_at_once(code: int) -> "NoReturn":
     os._exit(code)
 
 
+def _start_warm_server() -> None:
+    """After the answer is out; a server that cannot start leaves calls on this path."""
+    try:
+        from bridge.warm.start import start_server, wanted
+
+        if wanted(os.environ):
+            start_server(os.environ)
+    except Exception:
+        pass
+
+
 def main(argv: "Sequence[str] | None" = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["run"] and not {"--help", "-h"} & set(args):
@@ -74,9 +85,15 @@ def main(argv: "Sequence[str] | None" = None) -> int:
             return denial.exit_code
         hint_on_terminal(stdin, stderr, "run")
         code = run(config, stdin, stdout, stderr, os.environ, host)
+        if "CCBRIDGE_WARM" in os.environ:  # the warm path's client found no server: start one
+            _start_warm_server()
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)
         return code
+    if args[:1] == ["warm-serve"]:
+        from bridge.warm.server import main as serve
+
+        return serve(args[1:])
     import gc
 
     gc.enable()  # the launcher turned it off for hook calls; other commands may run long

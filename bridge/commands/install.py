@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from bridge import CcbridgeError
 from bridge.paths import CONFIG_ENV, find_config, state_dir
+from bridge.warm import client as warm_client
 from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SKILL_SHELL, SUBHOOK_EVENTS
 
 if TYPE_CHECKING:
@@ -174,7 +175,13 @@ def launcher_command(event: str) -> str:
     whichever machine runs it, and where there is none, or the one found is inside the project,
     an answer that names the fix."""
     inside = _answer_without(event, INSIDE_PROJECT_HINT, '"$i"')
-    return f"{LAUNCHER_PREFIX}{inside}; }}; {_answer_without(event, INSTALL_HINT)}"
+    return warm(event, f"{LAUNCHER_PREFIX}{inside}; }}; {_answer_without(event, INSTALL_HINT)}")
+
+
+def absolute_command(executable: str) -> Callable[[str], str]:
+    """The registration for a file that stays on this machine: this ccbridge's absolute path."""
+    command = registration_command(executable)
+    return lambda event: warm(event, command)
 
 
 # The other agents' shared project files: the same lookup, `--host NAME` after `run`, and where
@@ -188,7 +195,16 @@ def agent_launcher_command(host: str) -> str:
     return f"{AGENT_LAUNCHER_PREFIX}{host}; cat >/dev/null; {said}; exit 2"
 
 
+def warm(event: str, command: str) -> str:
+    """The registration's command for `event`: behind the warm client on every tool call's
+    events (bridge.warm), as it is on the others."""
+    if event not in warm_client.EVENTS:
+        return command
+    return warm_client.wrapped(command, _answer_without(event, warm_client.GARBLED))
+
+
 def is_launcher(command: str) -> bool:
+    command = warm_client.unwrapped(command)
     return command.startswith((LAUNCHER_PREFIX, *EARLIER_LAUNCHER_PREFIXES, AGENT_LAUNCHER_PREFIX))
 
 
@@ -204,10 +220,11 @@ def is_registration(handler: Any) -> bool:
     if is_launcher(handler["command"]):
         return True
     args = handler.get("args")
+    command = warm_client.unwrapped(handler["command"])
     if isinstance(args, list):
         return Path(handler["command"]).name == "ccbridge" and args[:1] == ["run"]
     try:
-        words = shlex.split(handler["command"])
+        words = shlex.split(command)
     except ValueError:
         return False
     if len(words) >= 4 and tuple(words[1 : 1 + len(ISOLATED)]) == ISOLATED:
@@ -1148,7 +1165,7 @@ def registration_for(
             "Claude Code runs one command named in several settings files once"
         )
     if scope != "project":
-        return registration_command(executable), (
+        return absolute_command(executable), (
             f"registered as {executable} (an absolute path: {scope} settings stay on this machine)"
         )
     found = shutil.which("ccbridge", path=env.get("PATH"))

@@ -16,6 +16,19 @@ from pathlib import Path
 PASS_THROUGH = frozenset({"sh", "bash", "dash", "zsh", "ccbridge"})
 _PYTHON = re.compile(r"python[0-9.]*")
 _MAX_HOPS = 16
+# The hook process this call speaks for, when it is not this process: a warm ccbridge answers
+# for its client's hook process (bridge.warm). Empty: this process, as `ccbridge run` is.
+_STAND_IN: list[int] = []
+
+
+def stand_in(pid: int) -> None:
+    """From now on the process checks judge `pid` as the hook process, not this one."""
+    _STAND_IN[:] = [pid]
+
+
+def hook_pid() -> int:
+    """The hook process: this one, or the one a warm ccbridge answers for."""
+    return _STAND_IN[0] if _STAND_IN else os.getpid()
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +74,8 @@ def find_cc_process(
         boot_id = (proc / "sys/kernel/random/boot_id").read_text(encoding="ascii").strip()
     except OSError:
         return None
-    pid = os.getppid() if start_pid is None else start_pid
+    # A stand-in is a shell right below Claude Code, which the walk passes through.
+    pid = start_pid if start_pid is not None else (_STAND_IN or [os.getppid()])[0]
     for _ in range(_MAX_HOPS):
         if pid <= 1:
             return None

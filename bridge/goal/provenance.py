@@ -30,10 +30,9 @@ install`), so a forged host event has nowhere to be written.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-from bridge.goal.activation import passes_through, read_stat
+from bridge.goal.activation import hook_pid, passes_through, read_stat
 
 BASH_TOOL_ENV = b"CLAUDE_CODE_EXECPATH="
 BASH_TOOL_SHELL = b"/shell-snapshots/snapshot-"
@@ -66,7 +65,7 @@ def sandboxed(status: bytes) -> bool:
 
 def bash_tool_refusal(start_pid: int | None = None, proc: Path = Path("/proc")) -> str | None:
     """Why this process may not record host events, or None when Claude Code started it."""
-    pid = os.getpid() if start_pid is None else start_pid
+    pid = hook_pid() if start_pid is None else start_pid
     status = _read(proc / str(pid) / "status")
     if status is not None and sandboxed(status):
         return (

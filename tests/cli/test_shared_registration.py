@@ -62,8 +62,9 @@ def test_user_and_local_installs_keep_the_absolute_path(sandbox: Sandbox, scope:
         if scope == "user"
         else sandbox.project / ".claude" / "settings.local.json"
     )
-    for command in registered(settings).values():
-        assert command == installing.registration_command(str(CCBRIDGE.resolve()))
+    absolute = installing.registration_command(str(CCBRIDGE.resolve()))
+    for event, command in registered(settings).items():
+        assert command == installing.warm(event, absolute)
     assert f"registered as {CCBRIDGE.resolve()} (an absolute path" in done.stdout
 
 

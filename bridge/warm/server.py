@@ -1,0 +1,295 @@
+"""The warm ccbridge: `ccbridge warm-serve PID START_TIME`, started by `start.py`.
+
+It serves one Claude Code process (the pid and start time it was started with) on the socket
+`<state>/warm/<pid>`, and ends when that process does, after IDLE seconds with no call, or once
+ccbridge's own files change (an upgrade: the next call starts a server of the new code). Each
+connection gets a forked child, so a call keeps the process isolation of `ccbridge run`: its
+own environment, working directory, deadline, sub-hook containment and exit, nothing left behind
+in the server. The child's answer goes back framed as
+
+    A RS <exit code> RS <stdout> RS <stderr> RS      or      F RS   (fall back to `ccbridge run`)
+
+with RS the ASCII record separator (0x1E), which JSON never holds unescaped: the shell client
+splits on it (`client.py`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import io
+import os
+import select
+import socket
+import sys
+import time
+from pathlib import Path
+
+from bridge import paths
+from bridge.goal import activation
+from bridge.goal.activation import ProcessIdentity, read_stat
+from bridge.warm import peer
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import NoReturn
+
+RS = b"\x1e"
+FALLBACK = b"F" + RS
+IDLE = 900.0  # seconds without a call before the server ends (the next call starts one)
+MOST_AT_ONCE = 16  # calls judged at once; more fall back to `ccbridge run`
+READ_TIMEOUT = 10.0  # for the client's event, once connected
+SEND_TIMEOUT = 5.0
+MAX_EVENT = 64 * 1024 * 1024  # what a child reads; the event reader denies what is too large
+WARM_DIRECTORY = "warm"
+# What a tool call imports, loaded once here so that no child pays for it.
+MODULES = (
+    "bridge.main",
+    "bridge.engine",
+    "bridge.wire.event",
+    "bridge.wire.duplicate_keys",
+    "bridge.config.cache",
+    "bridge.subhooks.runner",
+    "bridge.subhooks.contain",
+    "bridge.audit.log",
+    "bridge.guards.dangerous",
+    "bridge.guards.protect",
+    "bridge.goal.keeper",
+)
+
+
+def directory(env: object = os.environ) -> str:
+    """Where the sockets live: inside the state directory, which the wall keeps read-only."""
+    return os.path.join(paths.state_dir(env), WARM_DIRECTORY)  # type: ignore[arg-type]
+
+
+def private_directory(path: str) -> bool:
+    """Make `path` (mode 0700) or check it: a directory of ours, not a link, nobody else's."""
+    try:
+        os.makedirs(path, mode=0o700, exist_ok=True)
+        status = os.lstat(path)
+    except OSError:
+        return False
+    import stat
+
+    return (
+        stat.S_ISDIR(status.st_mode)
+        and status.st_uid == os.getuid()
+        and not status.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+    )
+
+
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def code_signature(root: str = PACKAGE) -> tuple[tuple[str, int, int], ...]:
+    """ccbridge's own files as they are now (path, size, mtime): an upgrade changes them."""
+    found = []
+    pending = [root]
+    while pending:
+        with os.scandir(pending.pop()) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and entry.name != "__pycache__":
+                    pending.append(entry.path)
+                elif entry.name.endswith(".py"):
+                    status = entry.stat()
+                    found.append((entry.path, status.st_size, status.st_mtime_ns))
+    return tuple(sorted(found))
+
+
+def main(args: list[str]) -> int:
+    """`warm-serve PID START_TIME`: serve that Claude Code process until it ends."""
+    try:
+        served = ProcessIdentity(int(args[0]), int(args[1]), _boot_id())
+    except (IndexError, ValueError):
+        sys.stderr.write("usage: ccbridge warm-serve PID START_TIME (started by ccbridge run)\n")
+        return 2
+    where = directory()
+    if not private_directory(where):
+        return 1
+    return serve(served, where)
+
+
+def serve(served: ProcessIdentity, where: str) -> int:
+    import fcntl
+
+    name = str(served.pid)
+    lock = os.open(os.path.join(where, f"{name}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return 0  # another server has this process
+    os.ftruncate(lock, 0)
+    os.write(lock, f"{os.getpid()}\n".encode())  # for `ccbridge doctor`, and to stop it by hand
+    try:
+        watched = os.pidfd_open(served.pid)
+    except OSError:
+        return 0  # gone already
+    alive = read_stat(Path("/proc"), served.pid)
+    if alive is None or alive.start_time != served.start_time:
+        return 0
+    for module in MODULES:
+        __import__(module)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    os.chdir(where)  # bound by its short name: the full path may be longer than a socket's
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(name)  # a socket left by a server that was killed
+    listener.bind(name)
+    listener.listen(64)
+    bound = os.stat(name).st_ino
+    signature = code_signature()
+    gc.collect()
+    gc.freeze()  # the children touch none of it: fewer pages copied on their writes
+    gc.disable()
+    try:
+        _accept_calls(listener, watched, served, signature)
+    finally:
+        _remove(name, bound)
+        _remove(f"{name}.lock", os.fstat(lock).st_ino)
+    return 0
+
+
+def _accept_calls(
+    listener: socket.socket,
+    watched: int,
+    served: ProcessIdentity,
+    signature: tuple[tuple[str, int, int], ...],
+) -> None:
+    children: set[int] = set()
+    last_call = time.monotonic()
+    while True:
+        _reap(children)
+        wait = 1.0 if children else max(IDLE - (time.monotonic() - last_call), 0.0)
+        ready, _, _ = select.select([listener.fileno(), watched], [], [], wait)
+        if watched in ready:
+            return  # Claude Code ended
+        if not ready:
+            if not children and time.monotonic() - last_call >= IDLE:
+                return
+            continue
+        connection, _ = listener.accept()
+        last_call = time.monotonic()
+        if len(children) >= MOST_AT_ONCE:
+            _quietly_send(connection, FALLBACK)
+            connection.close()
+            continue
+        pid = os.fork()
+        if pid == 0:
+            listener.close()
+            os.close(watched)
+            _answer(connection, served)  # never returns
+        children.add(pid)
+        connection.close()
+        if code_signature() != signature:
+            return  # an upgrade: the calls of the new code go to a server of the new code
+
+
+def _reap(children: set[int]) -> None:
+    for pid in list(children):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            children.discard(pid)
+
+
+def _answer(connection: socket.socket, served: ProcessIdentity) -> NoReturn:
+    """A child: judge the client's event as `ccbridge run` would, send the answer, end."""
+    try:
+        client, uid = peer.credentials(connection)
+        connection.settimeout(READ_TIMEOUT)
+        hook = peer.hook_process(client, uid, served)
+        if isinstance(hook, str):
+            _quietly_send(connection, FALLBACK)
+            os._exit(0)
+        event = _read_event(connection)
+        _become(hook)
+        captured = _capture_output()
+    except BaseException:  # nothing judged yet: `ccbridge run` judges it instead
+        _quietly_send(connection, FALLBACK)
+        os._exit(0)
+    from bridge.deadline import deadline
+    from bridge.hookcall import run
+
+    done: list[int] = []
+
+    def finish(code: int) -> NoReturn:
+        if not done:
+            done.append(code)
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(OSError, ValueError):
+                    stream.flush()
+            connection.settimeout(SEND_TIMEOUT)
+            _quietly_send(connection, framed(code, *map(_contents, captured)))
+        os._exit(done[0])
+
+    deadline.end = finish
+    code = run(None, io.BytesIO(event), sys.stdout.buffer, sys.stderr, os.environ, None)
+    finish(code)
+
+
+def _read_event(connection: socket.socket) -> bytes:
+    chunks = []
+    size = 0
+    while size <= MAX_EVENT:
+        chunk = connection.recv(1 << 16)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
+
+
+def _become(hook: peer.HookProcess) -> None:
+    """Take on the hook process's surroundings, as `ccbridge run` would have had them."""
+    os.environ.clear()
+    os.environ.update(hook.environ)
+    os.chdir(hook.cwd)
+    os.umask(hook.umask)
+    activation.stand_in(hook.pid)
+
+
+def _capture_output() -> tuple[int, int]:
+    """Standard output and error into memory files: the answer, the deadline's hard stop
+    (which writes to descriptors 1 and 2) and anything else printed there."""
+    captured = (os.memfd_create("stdout"), os.memfd_create("stderr"))
+    for target, fd in enumerate(captured, start=1):
+        os.dup2(fd, target)
+    return captured
+
+
+def _contents(fd: int) -> bytes:
+    size = os.fstat(fd).st_size
+    return os.pread(fd, size, 0) if size else b""
+
+
+def framed(code: int, stdout: bytes, stderr: bytes) -> bytes:
+    """The answer as the client reads it, or FALLBACK where it cannot be framed (an RS or NUL
+    in the answer itself: JSON has neither, so only text output could)."""
+    stderr = stderr.replace(RS, b"?").replace(b"\0", b"?")  # a person reads it
+    if code not in (0, 2) or RS in stdout or b"\0" in stdout:
+        return FALLBACK
+    return b"A" + RS + str(code).encode() + RS + stdout + RS + stderr + RS
+
+
+def _quietly_send(connection: socket.socket, data: bytes) -> None:
+    try:
+        connection.sendall(data)
+        connection.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+
+
+def _remove(name: str, inode: int) -> None:
+    """Remove our own file, not one a later server put there."""
+    try:
+        if os.lstat(name).st_ino == inode:
+            os.unlink(name)
+    except OSError:
+        pass
+
+
+def _boot_id() -> str:
+    with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as file:
+        return file.read().strip()

@@ -1,0 +1,277 @@
+"""The warm server (bridge/warm/server.py) as the real processes run it: the test process plays
+Claude Code (tests/conftest.py names it so), a server serves it, and the registration's client
+(`sh -c`, `socat`) hands it calls. It answers exactly what `ccbridge run` answers, in a child
+that stood in for the hook process; it refuses clients that are not a hook's; the first call
+that finds no server starts one; a server ends with its Claude Code process, and a stale socket
+is replaced."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bridge.commands import install as installing
+from bridge.warm.server import RS
+from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
+
+pytestmark = pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat")
+
+START_WAIT = 30.0  # a server's start on a loaded 2-core machine
+
+
+def start_time(pid: int) -> int:
+    text = Path(f"/proc/{pid}/stat").read_text()
+    return int(text[text.rfind(")") + 2 :].split()[19])
+
+
+WHO = r"""p=$PPID; line=
+while [ "$p" -gt 1 ]; do
+  line="$line|$(tr '\0' ' ' < /proc/$p/cmdline)"
+  p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
+done
+printf '%s\n' "$line" >> RAN_BY
+if grep -q forbidden; then echo "no forbidden things" >&2; exit 2; fi"""
+
+
+class World:
+    """A sandbox whose project config runs both guards and a sub-hook that writes down which
+    process ran it (the warm server's child still has the server's command line)."""
+
+    def __init__(self, sandbox: Sandbox) -> None:
+        self.sandbox = sandbox
+        self.ran_by = sandbox.root / "ran-by"
+        # Every process above the sub-hook, on one line: the warm server's child carries the
+        # server's command line.
+        body = WHO.replace("RAN_BY", str(self.ran_by))
+        hook = sandbox.script("who.sh", body)
+        config = {
+            "policies": {"guards": ["builtin:dangerous_shell", "builtin:protect_paths"]},
+            "hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": str(hook)}]}]},
+        }
+        sandbox.write(sandbox.config, json.dumps(config))
+        self.warm_dir = sandbox.state / "warm"
+        self.socket = self.warm_dir / str(os.getpid())
+        self.env = {**sandbox.env, "CLAUDE_PROJECT_DIR": str(sandbox.project)}
+        self.registration = installing.warm(
+            "PreToolUse", installing.registration_command(str(CCBRIDGE))
+        )
+        self.servers: list[int] = []
+
+    def call(
+        self, command: str, registration: str | None = None, **env: str
+    ) -> tuple[int, bytes, bytes]:
+        event = pre_tool_use(command, cwd=str(self.sandbox.project))
+        done = subprocess.run(
+            ["/bin/sh", "-c", registration or self.registration],
+            input=encode(event),
+            capture_output=True,
+            cwd=self.sandbox.project,
+            env={**self.env, **env},
+            timeout=90,
+        )
+        return done.returncode, done.stdout, done.stderr
+
+    def judges(self) -> list[str]:
+        lines = self.ran_by.read_text().splitlines() if self.ran_by.exists() else []
+        self.ran_by.unlink(missing_ok=True)
+        return ["warm" if " warm-serve " in line else "cold" for line in lines]
+
+    def start(self, pid: int | None = None) -> subprocess.Popen[bytes]:
+        served = os.getpid() if pid is None else pid
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-I",
+                str(CCBRIDGE),
+                "warm-serve",
+                str(served),
+                str(start_time(served)),
+            ],
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.servers.append(server.pid)
+        self.wait_for(self.warm_dir / str(served))
+        return server
+
+    def wait_for(self, path: Path) -> None:
+        until = time.monotonic() + START_WAIT
+        while not path.is_socket():
+            assert time.monotonic() < until, f"no server at {path}"
+            time.sleep(0.05)
+
+    def stop_all(self) -> None:
+        for lock in self.warm_dir.glob("*.lock") if self.warm_dir.exists() else ():
+            text = lock.read_text().strip()
+            if text.isdigit():
+                self.servers.append(int(text))
+        for pid in self.servers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Iterator[World]:
+    made = World(Sandbox(tmp_path))
+    yield made
+    made.stop_all()
+
+
+COMMANDS = ["ls -la", "rm -rf /", "git push --force origin main", "echo forbidden", "cat .env"]
+
+
+def test_a_warm_answer_is_the_answer_of_ccbridge_run(world: World) -> None:
+    cold = [
+        world.call(command, installing.registration_command(str(CCBRIDGE))) for command in COMMANDS
+    ]
+    assert world.judges() == ["cold"] * len(COMMANDS)
+    world.start()
+    warm = [world.call(command) for command in COMMANDS]
+    assert world.judges() == ["warm"] * len(COMMANDS)
+    assert warm == cold
+    decisions = [
+        json.loads(out)["hookSpecificOutput"]["permissionDecision"] if out else "none"
+        for _, out, _ in warm
+    ]
+    assert decisions == ["none", "deny", "deny", "deny", "none"], warm
+    assert b"[who.sh] no forbidden things" in warm[3][2]  # the sub-hook's own deny
+
+
+def test_the_warm_call_is_audited_as_the_cold_one(world: World) -> None:
+    world.call("rm -rf /", installing.registration_command(str(CCBRIDGE)))
+    world.start()
+    world.call("rm -rf /")
+    cold, warm = world.sandbox.audit()[-2:]
+    for record in (cold, warm):
+        record.pop("ts"), record.pop("duration_ms", None)
+        for hook in record.get("subhooks", []):
+            hook.pop("duration_ms", None)
+    assert warm == cold
+
+
+def test_the_first_call_without_a_server_starts_one(world: World) -> None:
+    assert world.call("ls", CLAUDECODE="1")[0] == 0
+    assert world.judges() == ["cold"]
+    world.wait_for(world.socket)
+    assert world.call("ls", CLAUDECODE="1")[0] == 0
+    assert world.judges() == ["warm"]
+
+
+def test_outside_claude_codes_hooks_no_server_starts(world: World) -> None:
+    """CLAUDECODE unset: a shell or a test that runs the registration starts nothing."""
+    world.call("ls")
+    time.sleep(1)
+    assert not world.warm_dir.exists() or not any(world.warm_dir.iterdir())
+
+
+def test_a_stale_socket_is_replaced(world: World) -> None:
+    world.warm_dir.mkdir(mode=0o700, parents=True)
+    dead = socket.socket(socket.AF_UNIX)
+    dead.bind(str(world.socket))  # bound, never listening: a killed server's
+    dead.close()
+    assert world.call("rm -rf /", CLAUDECODE="1")[0] == 2  # judged all the same
+    assert world.judges() == ["cold"]
+    until = time.monotonic() + START_WAIT
+    while world.call("echo forbidden", CLAUDECODE="1")[0] == 2 and world.judges() != ["warm"]:
+        assert time.monotonic() < until, "no new server took the stale socket's place"
+        time.sleep(0.2)
+
+
+@pytest.mark.parametrize(
+    "connect",
+    [
+        # the model's own socat, below a shell carrying the Bash tool's mark
+        "env CLAUDE_CODE_EXECPATH=/opt/claude bash -c "
+        '\'printf %s "$0" | socat -t 30 - UNIX-CONNECT:"$1"\'',
+        # python connecting itself (socat is not what connects)
+        "python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[2]); "
+        "s.sendall(sys.argv[1].encode()); s.shutdown(1); sys.stdout.buffer.write(s.recv(99))'",
+    ],
+    ids=["bash-tool", "python"],
+)
+def test_a_client_that_is_not_a_hook_gets_only_a_fallback(world: World, connect: str) -> None:
+    world.start()
+    forged = json.dumps(pre_tool_use("echo forbidden", cwd=str(world.sandbox.project)))
+    argv = ["/bin/sh", "-c", f"{connect} '{forged}' '{world.socket}'"]
+    done = subprocess.run(argv, capture_output=True, env=world.env, timeout=30)
+    assert done.stdout == b"F" + RS
+    assert world.judges() == []  # nothing was judged: the sub-hook never ran
+
+
+def test_a_server_ends_with_its_claude_code_process(world: World) -> None:
+    stand_in = subprocess.Popen(["sleep", "60"])
+    try:
+        server = world.start(stand_in.pid)
+        lock = world.warm_dir / f"{stand_in.pid}.lock"
+        assert lock.read_text().strip() == str(server.pid)
+        stand_in.kill()
+        stand_in.wait()
+        assert server.wait(timeout=START_WAIT) == 0
+        assert not (world.warm_dir / str(stand_in.pid)).exists() and not lock.exists()
+    finally:
+        stand_in.kill()
+
+
+def test_one_server_per_claude_code_process(world: World) -> None:
+    world.start()
+    second = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            str(CCBRIDGE),
+            "warm-serve",
+            str(os.getpid()),
+            str(start_time(os.getpid())),
+        ],
+        env=world.env,
+        capture_output=True,
+        timeout=START_WAIT,
+    )
+    assert second.returncode == 0  # ends at once: the first one holds the lock
+    world.call("ls")
+    assert world.judges() == ["warm"]
+
+
+def test_a_server_for_a_recycled_pid_does_not_serve(world: World) -> None:
+    done = subprocess.run(
+        [sys.executable, "-I", str(CCBRIDGE), "warm-serve", str(os.getpid()), "1"],
+        env=world.env,
+        capture_output=True,
+        timeout=START_WAIT,
+    )
+    assert done.returncode == 0
+    assert not world.socket.exists()
+
+
+def test_a_policy_that_swallows_the_deadline_is_stopped_hard_warm_too(world: World) -> None:
+    policy = world.sandbox.root / "stubborn.py"
+    policy.write_text(
+        "import time\n"
+        "def guard(execution):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            time.sleep(100)\n"
+        "        except BaseException:\n"
+        "            pass\n"
+    )
+    config = {"defaults": {"deadline": 2}, "policies": {"guards": [f"{policy}:guard"]}}
+    world.sandbox.write(world.sandbox.config, json.dumps(config))
+    world.start()
+    code, out, err = world.call("ls")
+    assert code == 2
+    reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert "2 s + 3 s" in reason and b"2 s + 3 s" in err
