@@ -10,7 +10,9 @@ wall figure of a call is the time between two requests of the session to the mod
 answer, Claude Code running the tool and its hooks, and the next request, so Claude Code's own
 start-up and the session's first and last turns are left out; a case's figure is the median
 over all its calls. The CPU figure is the session's CPU time (Claude Code and every process it
-waited for: the hooks and theirs, the bench's RUSAGE_CHILDREN) divided by the calls, median over
+waited for: the hooks and theirs, and what a hook left running until the session ended, such as
+ccbridge's warm server, which the bench adopts as child subreaper; the bench's RUSAGE_CHILDREN)
+divided by the calls, median over
 the rounds: on a loaded machine every start waits for a core, which stretches the wall figure of
 each case that starts processes, while its CPU time hardly moves with the load. Rounds are
 interleaved (every case once per round, the order rotating).
@@ -39,6 +41,7 @@ reported, not timed.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import itertools
 import json
 import os
@@ -212,6 +215,31 @@ def dippy(work: Path, source: Path) -> str:
     return str(hook)
 
 
+def adopt_orphans() -> None:
+    """Make this process the child subreaper of what it starts: a process a hook leaves running
+    (ccbridge's warm server) is reparented here, not to init, so that its CPU time, reaped by
+    `reap_adopted`, counts in the session's RUSAGE_CHILDREN as a hook's own does."""
+    pr_set_child_subreaper = 36
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER) failed")
+
+
+def reap_adopted(within: float = 15.0) -> None:
+    """Wait for the processes a session left running (they end with Claude Code) and reap
+    them; one still running after `within` seconds fails the run."""
+    until = time.monotonic() + within
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return  # no child left
+        if pid == 0:
+            if time.monotonic() > until:
+                raise CaseError("a process the session left running did not end with it")
+            time.sleep(0.02)
+
+
 def children_cpu() -> float:
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
@@ -219,7 +247,8 @@ def children_cpu() -> float:
 
 def session(binary: Path, case: Case, calls: int) -> tuple[list[float], float]:
     """One scripted session of `calls` Bash(true) calls: the gaps between its model requests,
-    and the CPU time of Claude Code and every process it waited for (its hooks and theirs)."""
+    and the CPU time of Claude Code and every process it waited for (its hooks and theirs, and
+    what they left running until it ended)."""
     script = [Turn.bash("true") for _ in range(calls)] + [Turn.say("done")]
     project = case.project.resolve()
     harness.trust_project(case.home, project)
@@ -236,6 +265,7 @@ def session(binary: Path, case: Case, calls: int) -> tuple[list[float], float]:
             timeout=SESSION_TIMEOUT,
             check=False,
         )
+        reap_adopted()
         cpu = children_cpu() - before
         results = stub.transcript.tool_results()
         arrivals = list(stub.arrivals)
@@ -362,6 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"no Claude Code binary for {', '.join(missing)}", file=sys.stderr)
         return 2
     start_load = loadavg()
+    adopt_orphans()
     with tempfile.TemporaryDirectory(prefix="ccbridge-cc-bench-") as scratch:
         work = Path(scratch)
         env = clean_env()

@@ -46,7 +46,8 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _is_bash_tool(environ: bytes, cmdline: bytes) -> bool:
+def is_bash_tool(environ: bytes, cmdline: bytes) -> bool:
+    """A process's environment and command line carry the marks of Claude Code's Bash tool."""
     return (
         environ.startswith(BASH_TOOL_ENV)
         or b"\0" + BASH_TOOL_ENV in environ
@@ -83,7 +84,7 @@ def bash_tool_refusal(start_pid: int | None = None, proc: Path = Path("/proc")) 
         if stat is None or environ is None or cmdline is None:
             # Another user's process (e.g. a login manager above Claude Code) cannot be ours.
             return f"cannot read process {pid} below Claude Code" if below_cc else None
-        if _is_bash_tool(environ, cmdline):
+        if is_bash_tool(environ, cmdline):
             return (
                 f"process {pid} ({stat.name}) above this one is Claude Code's Bash tool: "
                 "a command the model runs cannot record host events"

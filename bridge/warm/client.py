@@ -1,13 +1,14 @@
 """The registration's warm client: shell that hands a tool call to the warm server.
 
 Claude Code runs the registration under `sh -c`, so `$PPID` is Claude Code itself and names its
-server's socket. The event is read first (the fallback needs it again), sent with `socat`, and
-the framed answer (bridge.warm.server) split on RS and given back as stdout, stderr and exit
-code. Where there is no socket, no `socat`, or the server falls back (`F`) or says nothing, the
+server's socket. `socat` hands the event over (it reads standard input only once connected, so
+where it cannot connect the event is still there), and the framed answer (bridge.warm.server)
+is split on RS and given back as stdout, stderr and exit code. Where there is no socket, no
+`socat`, or the server falls back (`F`, which hands the event back) or says nothing, the
 registration's own command (`ccbridge run`, or the PATH launcher of a shared file) judges the
-call; where there was no server, CCBRIDGE_WARM asks that `ccbridge run` to start one. An answer
-that is neither whole nor a fallback refuses the call (`garbled`). Only what the shell does:
-every check of who is asking is the server's.
+call; where there was no server to reach, CCBRIDGE_WARM asks that `ccbridge run` to start one.
+An answer that is neither whole nor a fallback refuses the call (`garbled`). Only what the
+shell does: every check of who is asking is the server's.
 """
 
 from __future__ import annotations
@@ -24,20 +25,19 @@ GARBLED = (
 
 def wrapped(slow: str, garbled: str) -> str:
     """`slow` (a registration's command) behind the warm client; `garbled`: the shell that
-    refuses the call when the answer is neither whole nor a fallback."""
+    refuses the call when the answer is neither whole nor a fallback. RS stands in the command
+    as itself: `$(printf ...)` would cost a fork on every call."""
+    rs = "\x1e"
     return (
         f"{_OPEN}{slow}{_CLOSE}"
         "if command -v socat >/dev/null 2>&1; then "
         'if [ -S "$w/$PPID" ]; then '
-        "e=$(cat; echo .); "
-        'r=$(cd -- "$w" && printf %s "${e%.}" | socat -t 60 - "UNIX-CONNECT:./$PPID" '
-        "2>/dev/null; echo .); "
-        "s=$(printf '\\036'); r=${r%.}; "
+        'r=$(cd -- "$w" && exec socat -t 60 - "UNIX-CONNECT:./$PPID" 2>/dev/null); '
         "case $r in "
-        '"A$s"[02]"$s"*"$s"*"$s") r=${r#A$s}; c=${r%%$s*}; r=${r#?$s}; '
-        'printf %s "${r%%$s*}"; r=${r#*$s}; printf %s "${r%$s}" >&2; exit $c;; '
-        f'"F$s") printf %s "${{e%.}}" | {FUNCTION}; exit;; '
-        f'"") export CCBRIDGE_WARM=$PPID; printf %s "${{e%.}}" | {FUNCTION}; exit;; '
+        f'"A{rs}"[02]"{rs}"*"{rs}"*"{rs}") r=${{r#A{rs}}}; c=${{r%%{rs}*}}; r=${{r#?{rs}}}; '
+        f'printf %s "${{r%%{rs}*}}"; r=${{r#*{rs}}}; printf %s "${{r%{rs}}}" >&2; exit $c;; '
+        f'"F{rs}"*"{rs}") r=${{r#F{rs}}}; printf %s "${{r%{rs}}}" | {FUNCTION}; exit;; '
+        f'"") export CCBRIDGE_WARM=$PPID; {FUNCTION}; exit;; '
         f"esac; {garbled}; "
         "fi; export CCBRIDGE_WARM=$PPID; "
         f"fi; {FUNCTION}"

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bridge.goal.activation import ProcessIdentity, read_stat
-from bridge.goal.provenance import bash_tool_refusal
+from bridge.goal.provenance import is_bash_tool, sandboxed
 
 CLIENT = "socat"
 SHELLS = frozenset({"sh", "bash", "dash", "zsh"})
@@ -51,11 +51,16 @@ def hook_process(
     """The hook process `client` speaks for, or why it is not one to answer."""
     if uid != os.getuid():
         return f"the client runs as uid {uid}"
+    status = _read(proc / str(client) / "status")
+    if status is None or sandboxed(status):
+        return f"the client (pid {client}) runs inside the sandbox, or cannot be read"
     stat = read_stat(proc, client)
     if stat is None or stat.name != CLIENT:
         return f"the client (pid {client}) is not {CLIENT}"
     pid, parent = client, stat.parent
     for _ in range(_MAX_HOPS):
+        if _bash_tool(proc, pid):
+            return f"process {pid} is Claude Code's Bash tool, or below it"
         above = read_stat(proc, parent)
         if above is None:
             return f"cannot read process {parent} above the client"
@@ -64,16 +69,27 @@ def hook_process(
                 return "the Claude Code process this server served is gone"
             if pid == client:
                 return "the client is not run by a shell"
-            break
+            return _described(pid, proc)
         if above.name not in SHELLS:
             return f"process {parent} ({above.name}) between the client and Claude Code"
         pid, parent = parent, above.parent
-    else:
-        return "the client is not below the Claude Code process this server serves"
-    refusal = bash_tool_refusal(client, proc)
-    if refusal is not None:
-        return refusal
-    return _described(pid, proc)
+    return "the client is not below the Claude Code process this server serves"
+
+
+def _bash_tool(proc: Path, pid: int) -> bool:
+    """Whether `pid` carries the Bash tool's marks (bridge.goal.provenance): a process the
+    tool started has its environment, whatever it exec'd since; its shell, the command line."""
+    environ = _read(proc / str(pid) / "environ")
+    cmdline = _read(proc / str(pid) / "cmdline")
+    return environ is None or cmdline is None or is_bash_tool(environ, cmdline)
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        with open(path, "rb") as file:
+            return file.read()
+    except OSError:
+        return None
 
 
 def _described(pid: int, proc: Path) -> HookProcess | str:

@@ -3,19 +3,20 @@
 It serves one Claude Code process (the pid and start time it was started with) on the socket
 `<state>/warm/<pid>`, and ends when that process does, after IDLE seconds with no call, or once
 ccbridge's own files change (an upgrade: the next call starts a server of the new code). Each
-connection gets a forked child, so a call keeps the process isolation of `ccbridge run`: its
-own environment, working directory, deadline, sub-hook containment and exit, nothing left behind
-in the server. The child's answer goes back framed as
+call is taken by a child forked ahead of it (`_Pool`), so a call keeps the process isolation of
+`ccbridge run`: its own environment, working directory, deadline, sub-hook containment and
+exit, nothing left behind in the server. The child's answer goes back framed as
 
-    A RS <exit code> RS <stdout> RS <stderr> RS      or      F RS   (fall back to `ccbridge run`)
+    A RS <exit code> RS <stdout> RS <stderr> RS      or      F RS <event> RS
 
-with RS the ASCII record separator (0x1E), which JSON never holds unescaped: the shell client
-splits on it (`client.py`).
+(F: fall back to `ccbridge run`, handing the event back), with RS the ASCII record separator
+(0x1E), which JSON never holds unescaped: the shell client splits on it (`client.py`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import gc
 import io
 import os
@@ -35,27 +36,17 @@ if TYPE_CHECKING:
     from typing import NoReturn
 
 RS = b"\x1e"
-FALLBACK = b"F" + RS
+FALLBACK = b"F" + RS  # and the event, and RS
 IDLE = 900.0  # seconds without a call before the server ends (the next call starts one)
-MOST_AT_ONCE = 16  # calls judged at once; more fall back to `ccbridge run`
+MOST_AT_ONCE = 16  # children at once, waiting or judging
+SPARES = 2  # children waiting for a call
 READ_TIMEOUT = 10.0  # for the client's event, once connected
 SEND_TIMEOUT = 5.0
 MAX_EVENT = 64 * 1024 * 1024  # what a child reads; the event reader denies what is too large
 WARM_DIRECTORY = "warm"
-# What a tool call imports, loaded once here so that no child pays for it.
-MODULES = (
-    "bridge.main",
-    "bridge.engine",
-    "bridge.wire.event",
-    "bridge.wire.duplicate_keys",
-    "bridge.config.cache",
-    "bridge.subhooks.runner",
-    "bridge.subhooks.contain",
-    "bridge.audit.log",
-    "bridge.guards.dangerous",
-    "bridge.guards.protect",
-    "bridge.goal.keeper",
-)
+# Loaded once here so that no child pays for them: all of ccbridge but the command line's
+# (click, pydantic) and what only runs outside a hook call.
+NOT_WARMED = ("bridge.cli", "bridge.commands", "bridge.__main__", "bridge.config.build")
 
 
 def directory(env: object = os.environ) -> str:
@@ -128,8 +119,7 @@ def serve(served: ProcessIdentity, where: str) -> int:
     alive = read_stat(Path("/proc"), served.pid)
     if alive is None or alive.start_time != served.start_time:
         return 0
-    for module in MODULES:
-        __import__(module)
+    _warm_up()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     os.chdir(where)  # bound by its short name: the full path may be longer than a socket's
     with contextlib.suppress(FileNotFoundError):
@@ -149,65 +139,130 @@ def serve(served: ProcessIdentity, where: str) -> int:
     return 0
 
 
+def _warm_up() -> None:
+    """Import ccbridge's modules a call may need (one that fails to import is left to the call,
+    which then fails closed as `ccbridge run` would)."""
+    import pkgutil
+
+    import bridge
+
+    for found in pkgutil.walk_packages(bridge.__path__, "bridge."):
+        if not found.name.startswith(NOT_WARMED):
+            with contextlib.suppress(Exception):
+                __import__(found.name)
+
+
+class _Pool:
+    """Children forked ahead of the calls (SPARES of them waiting in `accept`), so that no call
+    waits for a fork: a child that took a connection says so on `taken`, and the server forks
+    the next spare. At most MOST_AT_ONCE children live at once; a connection past them waits in
+    the socket's queue for the next spare."""
+
+    def __init__(self, listener: socket.socket, served: ProcessIdentity, closes: list[int]) -> None:
+        self.listener, self.served, self.closes = listener, served, closes
+        self.server = os.getpid()
+        self.taken_read, self.taken_write = os.pipe()
+        self.spares: set[int] = set()
+        self.busy: set[int] = set()
+
+    def fill(self) -> None:
+        while len(self.spares) < SPARES and len(self.spares) + len(self.busy) < MOST_AT_ONCE:
+            pid = os.fork()
+            if pid == 0:
+                self._spare()  # never returns
+            self.spares.add(pid)
+
+    def took(self) -> int:
+        """Read which spare took a connection; it is busy from now on."""
+        pid = int.from_bytes(os.read(self.taken_read, 4), "little")
+        self.spares.discard(pid)
+        self.busy.add(pid)
+        return pid
+
+    def reap(self) -> None:
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.spares.discard(pid)
+            self.busy.discard(pid)
+
+    def stop(self) -> None:
+        """End the waiting spares (a busy child finishes its call)."""
+        for pid in self.spares:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
+
+    def _spare(self) -> NoReturn:
+        _die_with_parent(True)
+        if os.getppid() != self.server:  # it ended before that took effect
+            os._exit(0)
+        for fd in self.closes:
+            os.close(fd)
+        os.close(self.taken_read)
+        try:
+            connection, _ = self.listener.accept()
+            os.write(self.taken_write, os.getpid().to_bytes(4, "little"))
+            _die_with_parent(False)  # a call once taken is answered, whatever the server does
+        except BaseException:
+            os._exit(0)
+        self.listener.close()
+        os.close(self.taken_write)
+        _answer(connection, self.served)
+
+
+def _die_with_parent(on: bool) -> None:
+    """PR_SET_PDEATHSIG: a spare waiting in `accept` ends when the server does."""
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, 9 if on else 0, 0, 0, 0)
+
+
 def _accept_calls(
     listener: socket.socket,
     watched: int,
     served: ProcessIdentity,
     signature: tuple[tuple[str, int, int], ...],
 ) -> None:
-    children: set[int] = set()
+    pool = _Pool(listener, served, [watched])
     last_call = time.monotonic()
-    while True:
-        _reap(children)
-        wait = 1.0 if children else max(IDLE - (time.monotonic() - last_call), 0.0)
-        ready, _, _ = select.select([listener.fileno(), watched], [], [], wait)
-        if watched in ready:
-            return  # Claude Code ended
-        if not ready:
-            if not children and time.monotonic() - last_call >= IDLE:
-                return
-            continue
-        connection, _ = listener.accept()
-        last_call = time.monotonic()
-        if len(children) >= MOST_AT_ONCE:
-            _quietly_send(connection, FALLBACK)
-            connection.close()
-            continue
-        pid = os.fork()
-        if pid == 0:
-            listener.close()
-            os.close(watched)
-            _answer(connection, served)  # never returns
-        children.add(pid)
-        connection.close()
-        if code_signature() != signature:
-            return  # an upgrade: the calls of the new code go to a server of the new code
-
-
-def _reap(children: set[int]) -> None:
-    for pid in list(children):
-        try:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            done = pid
-        if done:
-            children.discard(pid)
+    try:
+        while True:
+            pool.reap()
+            pool.fill()
+            wait = 1.0 if pool.busy else max(IDLE - (time.monotonic() - last_call), 0.0)
+            ready, _, _ = select.select([pool.taken_read, watched], [], [], wait)
+            if watched in ready:
+                return  # Claude Code ended
+            if not ready:
+                if not pool.busy and time.monotonic() - last_call >= IDLE:
+                    return
+                continue
+            pool.took()
+            last_call = time.monotonic()
+            if code_signature() != signature:
+                return  # an upgrade: the calls of the new code go to a server of the new code
+    finally:
+        pool.stop()
 
 
 def _answer(connection: socket.socket, served: ProcessIdentity) -> NoReturn:
     """A child: judge the client's event as `ccbridge run` would, send the answer, end."""
+    event = b""
     try:
-        client, uid = peer.credentials(connection)
         connection.settimeout(READ_TIMEOUT)
+        event = _read_event(connection)
+        client, uid = peer.credentials(connection)
         hook = peer.hook_process(client, uid, served)
         if isinstance(hook, str):
-            _quietly_send(connection, FALLBACK)
+            _quietly_send(connection, fallback(event))
             os._exit(0)
-        event = _read_event(connection)
         _become(hook)
         captured = _capture_output()
     except BaseException:  # nothing judged yet: `ccbridge run` judges it instead
-        _quietly_send(connection, FALLBACK)
+        _quietly_send(connection, fallback(event))
         os._exit(0)
     from bridge.deadline import deadline
     from bridge.hookcall import run
@@ -221,12 +276,18 @@ def _answer(connection: socket.socket, served: ProcessIdentity) -> NoReturn:
                 with contextlib.suppress(OSError, ValueError):
                     stream.flush()
             connection.settimeout(SEND_TIMEOUT)
-            _quietly_send(connection, framed(code, *map(_contents, captured)))
+            answer = framed(code, *map(_contents, captured))
+            _quietly_send(connection, answer or fallback(event))
         os._exit(done[0])
 
     deadline.end = finish
     code = run(None, io.BytesIO(event), sys.stdout.buffer, sys.stderr, os.environ, None)
     finish(code)
+
+
+def fallback(event: bytes) -> bytes:
+    """Fall back to `ccbridge run` with this event."""
+    return FALLBACK + event + RS
 
 
 def _read_event(connection: socket.socket) -> bytes:
@@ -264,12 +325,12 @@ def _contents(fd: int) -> bytes:
     return os.pread(fd, size, 0) if size else b""
 
 
-def framed(code: int, stdout: bytes, stderr: bytes) -> bytes:
-    """The answer as the client reads it, or FALLBACK where it cannot be framed (an RS or NUL
-    in the answer itself: JSON has neither, so only text output could)."""
+def framed(code: int, stdout: bytes, stderr: bytes) -> bytes | None:
+    """The answer as the client reads it, or None where it cannot be framed (an RS or NUL in
+    the answer itself: JSON has neither, so only text output could)."""
     stderr = stderr.replace(RS, b"?").replace(b"\0", b"?")  # a person reads it
     if code not in (0, 2) or RS in stdout or b"\0" in stdout:
-        return FALLBACK
+        return None
     return b"A" + RS + str(code).encode() + RS + stdout + RS + stderr + RS
 
 

@@ -11,7 +11,7 @@ import shutil
 import socket
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from bridge.commands import install as installing
 from bridge.warm import client
-from bridge.warm.server import RS, framed
+from bridge.warm.server import RS, fallback, framed
 
 EVENT = b'{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}\n'
 # The registration's own command: says what it read and whether a server was asked for.
@@ -36,7 +36,8 @@ class StandIn:
     $PPID, as the registration's shell has Claude Code."""
 
     state: Path
-    reply: bytes | None = b"F" + RS  # None: close without a word
+    # what it answers, made of what it received; None: it closes without a word
+    reply: Callable[[bytes], bytes] | None = fallback
     received: list[bytes] = field(default_factory=list)
 
     def serve_once(self) -> threading.Thread:
@@ -54,7 +55,7 @@ class StandIn:
                     data += chunk
                 self.received.append(data)
                 if self.reply is not None:
-                    connection.sendall(self.reply)
+                    connection.sendall(self.reply(data))
             listener.close()
 
         thread = threading.Thread(target=answer, daemon=True)
@@ -84,7 +85,7 @@ def hook(command: str, event: bytes = EVENT, **env: str) -> subprocess.Completed
 
 def test_the_servers_answer_is_given_back_exactly(stand_in: StandIn) -> None:
     out = b'{"hookSpecificOutput":{"permissionDecision":"deny"}}\n'
-    stand_in.reply = framed(2, out, b"denied: why\n\n")
+    stand_in.reply = lambda _: framed(2, out, b"denied: why\n\n") or b""
     thread = stand_in.serve_once()
     result = hook(registration())
     thread.join(5)
@@ -102,7 +103,7 @@ def test_any_answer_round_trips(
     tmp_path_factory: pytest.TempPathFactory, out: str, err: str, code: int, event: bytes
 ) -> None:
     state = tmp_path_factory.mktemp("state")
-    stand_in = StandIn(state, framed(code, out.encode(), err.encode()))
+    stand_in = StandIn(state, lambda _: framed(code, out.encode(), err.encode()) or b"")
     thread = stand_in.serve_once()
     result = hook(registration(), event, CCBRIDGE_STATE_DIR=str(state))
     thread.join(5)
@@ -114,20 +115,38 @@ def test_any_answer_round_trips(
     )
 
 
-def test_a_fallback_runs_the_registrations_command_on_the_same_event(stand_in: StandIn) -> None:
-    thread = stand_in.serve_once()
-    result = hook(registration())
+@given(event=st.binary().filter(lambda b: b"\0" not in b and RS not in b))
+def test_a_fallback_runs_the_registrations_command_on_the_event_handed_back(
+    tmp_path_factory: pytest.TempPathFactory, event: bytes
+) -> None:
+    state = tmp_path_factory.mktemp("state")
+    thread = StandIn(state).serve_once()
+    result = hook(registration(), event, CCBRIDGE_STATE_DIR=str(state))
     thread.join(5)
-    assert (result.returncode, result.stdout, result.stderr) == (3, b"slow:" + EVENT, b"warm=")
+    assert (result.returncode, result.stdout, result.stderr) == (3, b"slow:" + event, b"warm=")
 
 
-def test_a_server_that_says_nothing_falls_back_and_asks_for_a_new_one(stand_in: StandIn) -> None:
+def test_a_server_that_took_the_event_and_said_nothing_leaves_none_to_judge(
+    stand_in: StandIn,
+) -> None:
+    """The command then reads an empty event, which ccbridge refuses; a new server is asked
+    for (this one is gone)."""
     stand_in.reply = None
     thread = stand_in.serve_once()
     result = hook(registration())
     thread.join(5)
     assert stand_in.received == [EVENT]
-    assert result.stdout == b"slow:" + EVENT
+    assert (result.stdout, result.stderr) == (b"slow:", f"warm={os.getpid()}".encode())
+
+
+def test_a_socket_nobody_listens_on_leaves_the_event_to_the_command(stand_in: StandIn) -> None:
+    """A killed server's socket: socat cannot connect, and reads nothing of the event."""
+    (stand_in.state / "warm").mkdir(parents=True)
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(stand_in.state / "warm" / str(os.getpid())))
+    stale.close()
+    result = hook(registration())
+    assert (result.returncode, result.stdout) == (3, b"slow:" + EVENT)
     assert result.stderr == f"warm={os.getpid()}".encode()
 
 
@@ -137,12 +156,13 @@ def test_a_server_that_says_nothing_falls_back_and_asks_for_a_new_one(stand_in: 
         b"A" + RS + b"0" + RS + b'{"cut": ',  # the server died while sending
         b"A" + RS + b"1" + RS + b"" + RS + b"" + RS,  # exit 1 would let the call run
         b"A" + RS + b"02" + RS + b"{}" + RS + b"" + RS,
+        b"F" + RS + b'{"cut": ',  # a fallback whose event was cut
         b"allow",
     ],
-    ids=["cut", "exit-1", "two-digits", "foreign"],
+    ids=["cut", "exit-1", "two-digits", "cut-fallback", "foreign"],
 )
 def test_a_garbled_answer_refuses_the_call(stand_in: StandIn, reply: bytes) -> None:
-    stand_in.reply = reply
+    stand_in.reply = lambda _: reply
     thread = stand_in.serve_once()
     result = hook(registration())
     thread.join(5)
@@ -181,9 +201,10 @@ def test_without_socat_the_command_runs_and_asks_for_nothing(
 
 @pytest.mark.parametrize("event", sorted(client.EVENTS))
 def test_every_tool_event_is_wrapped_and_still_a_registration(event: str) -> None:
-    command = installing.warm(event, installing.launcher_command(event))
+    command = installing.launcher_command(event)
     assert command.startswith(f"{client.FUNCTION}() {{ ")
-    assert client.unwrapped(command) == installing.launcher_command(event)
+    inner = client.unwrapped(command)
+    assert inner.startswith(installing.LAUNCHER_PREFIX) and client.FUNCTION not in inner
     assert installing.is_registration({"type": "command", "command": command})
 
 
@@ -191,8 +212,8 @@ def test_events_of_a_turn_are_not_wrapped() -> None:
     assert installing.warm("Stop", "ccbridge run") == "ccbridge run"
 
 
-def test_an_answer_the_client_cannot_split_is_a_fallback() -> None:
-    assert framed(0, b"a\x1eb", b"") == b"F" + RS
-    assert framed(0, b"a\0b", b"") == b"F" + RS
-    assert framed(1, b"{}", b"") == b"F" + RS
+def test_an_answer_the_client_cannot_split_is_not_framed() -> None:
+    assert framed(0, b"a\x1eb", b"") is None
+    assert framed(0, b"a\0b", b"") is None
+    assert framed(1, b"{}", b"") is None
     assert framed(2, b"{}", b"x\x1ey\0") == b"A" + RS + b"2" + RS + b"{}" + RS + b"x?y?" + RS

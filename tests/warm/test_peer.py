@@ -28,6 +28,7 @@ def hook_tree(tmp_path: Path, **changes: tuple[str, int, bytes, bytes]) -> Path:
         processes[int(pid.removeprefix("p"))] = process
     proc = tree(tmp_path, processes)
     (proc / "600" / "status").write_bytes(b"Name:\tsh\nUmask:\t0027\nNoNewPrivs:\t0\n")
+    (proc / "700" / "status").write_bytes(b"Name:\tsocat\nNoNewPrivs:\t0\nSeccomp:\t0\n")
     (proc / "600" / "cwd").symlink_to(tmp_path)
     return proc
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bridge.commands import install as installing
-from bridge.warm.server import RS
+from bridge.warm.server import fallback
 from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
 
 pytestmark = pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat")
@@ -83,7 +83,8 @@ class World:
         return done.returncode, done.stdout, done.stderr
 
     def judges(self) -> list[str]:
-        lines = self.ran_by.read_text().splitlines() if self.ran_by.exists() else []
+        # split("\n"): str.splitlines also splits at RS, which the registration holds
+        lines = self.ran_by.read_text().split("\n")[:-1] if self.ran_by.exists() else []
         self.ran_by.unlink(missing_ok=True)
         return ["warm" if " warm-serve " in line else "cold" for line in lines]
 
@@ -199,7 +200,8 @@ def test_a_stale_socket_is_replaced(world: World) -> None:
         '\'printf %s "$0" | socat -t 30 - UNIX-CONNECT:"$1"\'',
         # python connecting itself (socat is not what connects)
         "python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[2]); "
-        "s.sendall(sys.argv[1].encode()); s.shutdown(1); sys.stdout.buffer.write(s.recv(99))'",
+        "s.sendall(sys.argv[1].encode()); s.shutdown(1); "
+        'sys.stdout.buffer.write(b"".join(iter(lambda: s.recv(99), b"")))\'',
     ],
     ids=["bash-tool", "python"],
 )
@@ -208,7 +210,7 @@ def test_a_client_that_is_not_a_hook_gets_only_a_fallback(world: World, connect:
     forged = json.dumps(pre_tool_use("echo forbidden", cwd=str(world.sandbox.project)))
     argv = ["/bin/sh", "-c", f"{connect} '{forged}' '{world.socket}'"]
     done = subprocess.run(argv, capture_output=True, env=world.env, timeout=30)
-    assert done.stdout == b"F" + RS
+    assert done.stdout == fallback(forged.encode())
     assert world.judges() == []  # nothing was judged: the sub-hook never ran
 
 
