@@ -31,6 +31,7 @@ from bridge.commands.install import (
 )
 from bridge.config.build import Problem, problems_of
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
+from bridge.warm import client as warm_client
 from bridge.wire.event import SUBHOOK_EVENTS
 
 Level = Literal["ok", "info", "warn", "fail"]
@@ -231,6 +232,32 @@ def check_registration(files: Sequence[Path], managed: Sequence[Path] = ()) -> I
         yield Finding("info", "registration", POST_UNREGISTERED)
 
 
+def check_warm(files: Sequence[Path], env: Mapping[str, str]) -> Iterator[Finding]:
+    """Whether the tool calls' registrations can reach a warm ccbridge (bridge/warm)."""
+    wrapped = [
+        command
+        for command in registered_commands(files)
+        if isinstance(command, str) and command != warm_client.unwrapped(command)
+    ]
+    if not wrapped:
+        return
+    found = shutil.which("socat", path=env.get("PATH"))
+    if found is None:
+        yield Finding(
+            "info",
+            "warm",
+            "no socat on this PATH: every tool call starts ccbridge's Python "
+            "(docs/performance.md); install socat (Debian: apt-get install socat) for the warm "
+            "path",
+        )
+    else:
+        yield Finding(
+            "ok",
+            "warm",
+            f"tool calls after a session's first go to a ccbridge kept running for it ({found})",
+        )
+
+
 POST_UNREGISTERED = (
     "not registered for PostToolUse (nothing in the config runs there): the audit log has a "
     "record per tool call as judged, none of how it ended, and `ccbridge audit --gaps` has no "
@@ -310,7 +337,7 @@ def _probe_each(
     cwd = project if project.is_dir() else Path.cwd()
     probed: set[str] = set()
     for command in commands:
-        shown = command if isinstance(command, str) else shlex.join(command)
+        shown = warm_client.unwrapped(command) if isinstance(command, str) else shlex.join(command)
         if isinstance(command, str) and is_launcher(command):
             # The launcher answers every event even without ccbridge (with the fix to run), so
             # a probe alone would pass: what matters is whether PATH finds it here.
@@ -771,6 +798,7 @@ def diagnose(env: Mapping[str, str], project: Path) -> list[Finding]:
         *check_registration(files, managed),
         *check_kept(every, env, project),
         *check_starts(every, env, project),
+        *check_warm(every, env),
         *check_config(paths, env, project),
         *check_mods(files, env, project),
     ]

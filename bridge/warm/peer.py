@@ -22,7 +22,7 @@ from bridge.goal.activation import ProcessIdentity, read_stat
 from bridge.goal.provenance import is_bash_tool, sandboxed
 
 CLIENT = "socat"
-SHELLS = frozenset({"sh", "bash", "dash", "zsh"})
+HOOK_SHELLS = frozenset({"sh", "bash", "dash", "zsh"})  # what a hook runner starts a command with
 # socat, the command substitution's shell, the hook's shell: a few more for a wrapper shell.
 _MAX_HOPS = 8
 _CREDENTIALS = struct.Struct("3i")  # struct ucred: pid, uid, gid
@@ -70,7 +70,7 @@ def hook_process(
             if pid == client:
                 return "the client is not run by a shell"
             return _described(pid, proc)
-        if above.name not in SHELLS:
+        if above.name not in HOOK_SHELLS:
             return f"process {parent} ({above.name}) between the client and Claude Code"
         pid, parent = parent, above.parent
     return "the client is not below the Claude Code process this server serves"

@@ -110,18 +110,34 @@ def serve(served: ProcessIdentity, where: str) -> int:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         return 0  # another server has this process
-    os.ftruncate(lock, 0)
-    os.write(lock, f"{os.getpid()}\n".encode())  # for `ccbridge doctor`, and to stop it by hand
+    os.chdir(where)  # the socket is bound by its short name: a full path may be too long
+    try:
+        os.ftruncate(lock, 0)
+        os.write(lock, f"{os.getpid()}\n".encode())  # for a person who wants to stop it
+        watched = _watch(served)
+        if watched is not None:
+            _listen(name, watched, served)
+    finally:
+        _remove(f"{name}.lock", os.fstat(lock).st_ino)
+    return 0
+
+
+def _watch(served: ProcessIdentity) -> int | None:
+    """A pidfd of the served process, None when it is gone (its pid may be another's now)."""
     try:
         watched = os.pidfd_open(served.pid)
     except OSError:
-        return 0  # gone already
+        return None
     alive = read_stat(Path("/proc"), served.pid)
     if alive is None or alive.start_time != served.start_time:
-        return 0
+        os.close(watched)
+        return None
+    return watched
+
+
+def _listen(name: str, watched: int, served: ProcessIdentity) -> None:
     _warm_up()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    os.chdir(where)  # bound by its short name: the full path may be longer than a socket's
     with contextlib.suppress(FileNotFoundError):
         os.unlink(name)  # a socket left by a server that was killed
     listener.bind(name)
@@ -135,8 +151,6 @@ def serve(served: ProcessIdentity, where: str) -> int:
         _accept_calls(listener, watched, served, signature)
     finally:
         _remove(name, bound)
-        _remove(f"{name}.lock", os.fstat(lock).st_ino)
-    return 0
 
 
 def _warm_up() -> None:

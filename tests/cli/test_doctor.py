@@ -157,3 +157,27 @@ def test_twice_finds_every_hook_both_in_settings_and_in_the_config(sandbox: Sand
     _code, found = findings(sandbox)
     twice = [message for level, message in found["twice"] if level == "warn"]
     assert sorted(m.split(" hook ")[0] for m in twice) == sorted(events), found["twice"]
+
+
+def test_doctor_says_whether_the_warm_path_can_be_had(sandbox: Sandbox) -> None:
+    """The registration's warm client needs socat on the hooks' PATH; without it every tool call
+    starts ccbridge, which doctor says with the fix."""
+    sandbox.env["PATH"] = f"{sandbox.root / 'bin'}:{CCBRIDGE.parent}:{sandbox.env['PATH']}"
+    assert sandbox.run("install", "--user").returncode == 0
+    _, found = findings(sandbox)
+    assert [level for level, _ in found["warm"]] == ["ok"], found["warm"]
+    bare = sandbox.root / "bare"  # sh and the basics, no socat
+    bare.mkdir()
+    for name in ("sh", "cat", "env"):
+        (bare / name).symlink_to(f"/bin/{name}")
+    sandbox.env["PATH"] = f"{CCBRIDGE.parent}:{bare}"
+    _, found = findings(sandbox)
+    assert found["warm"] == [
+        (
+            "info",
+            "no socat on this PATH: every tool call starts ccbridge's Python "
+            "(docs/performance.md); install socat (Debian: apt-get install socat) for the warm "
+            "path",
+        )
+    ]
+    assert [level for level, _ in found["starts"]] == ["ok"], found["starts"]

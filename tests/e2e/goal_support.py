@@ -26,6 +26,7 @@ import pytest
 import yaml
 
 from bridge.cli.goal_command import SESSION_ENV
+from bridge.commands.install import warm
 from bridge.goal.authority import EventKind, MessageSource, SessionEvent
 from bridge.goal.model import Action, utc_now
 from bridge.goal.settings import DB_NAME
@@ -115,6 +116,9 @@ class GoalSession:
     # the permission rules: "project" (.claude/settings.json) or "user" (~/.claude/...).
     trusted: bool = True
     rules_in: str = "project"
+    # Registered as `install` registers ccbridge: the warm client on the tool events, the
+    # config in the user's layer (bridge/warm judges with the layered config, as `run` alone).
+    warm: bool = False
     runs: int = 0
 
     def __post_init__(self) -> None:
@@ -127,7 +131,10 @@ class GoalSession:
             trust_project(self.home, self.project.resolve())
         else:
             (self.home / ".claude.json").write_text("{}", encoding="utf-8")
-        self.config = self.root / "ccbridge.yaml"
+        self.config = (
+            self.home / ".claude" / "ccbridge.yaml" if self.warm else self.root / "ccbridge.yaml"
+        )
+        self.config.parent.mkdir(exist_ok=True)
         config = {"goals": {"enabled": True}, **self.config_extra}
         self.config.write_text(yaml.safe_dump(config), encoding="utf-8")
         self.ccbridge = ccbridge_executable()
@@ -135,13 +142,9 @@ class GoalSession:
     # -- running Claude Code ------------------------------------------------------------------
 
     def settings(self) -> dict[str, Any]:
-        handler = {
-            "type": "command",
-            "command": f"{shlex.quote(self.ccbridge)} run --config {shlex.quote(str(self.config))}",
-            "timeout": HOOK_TIMEOUT_S,
-            "onFailure": "block",
+        hooks = {
+            event: [{"matcher": "*", "hooks": [self._registration(event)]}] for event in HOOK_EVENTS
         }
-        hooks = {event: [{"matcher": "*", "hooks": [handler]}] for event in HOOK_EVENTS}
         allow = ["Bash(ccbridge goal:*)", f"Bash({self.ccbridge} goal:*)", *self.allow]
         permissions = {"allow": allow, "deny": list(self.deny), "ask": list(self.ask)}
         if self.rules_in == "user":
@@ -150,6 +153,18 @@ class GoalSession:
             user.write_text(json.dumps({"permissions": permissions}), encoding="utf-8")
             return {"hooks": hooks}
         return {"permissions": permissions, "hooks": hooks}
+
+    def _registration(self, event: str) -> dict[str, Any]:
+        if self.warm:
+            command = warm(event, f"{shlex.quote(self.ccbridge)} run")
+        else:
+            command = f"{shlex.quote(self.ccbridge)} run --config {shlex.quote(str(self.config))}"
+        return {
+            "type": "command",
+            "command": command,
+            "timeout": HOOK_TIMEOUT_S,
+            "onFailure": "block",
+        }
 
     def env(self) -> dict[str, str]:
         """CC's environment: CC itself tells its Bash tool the session (CLAUDE_CODE_SESSION_ID)."""

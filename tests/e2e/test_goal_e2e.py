@@ -28,6 +28,7 @@ import json
 import shlex
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -357,10 +358,16 @@ def test_no_change_when_claude_code_does_not_run_the_command(
     assert continuations(result) == headers(2, 1, 2)
 
 
-def test_an_authorized_complete_is_applied_exactly_once(tmp_path: Path, claude: Path) -> None:
+@pytest.mark.parametrize("warm", [False, True], ids=["cold", "warm"])
+def test_an_authorized_complete_is_applied_exactly_once(
+    tmp_path: Path, claude: Path, warm: bool
+) -> None:
     """On every pinned version (the cases of a call CC refuses after ccbridge allowed it; the
-    rest of the goal suite runs on the newest only)."""
-    session = GoalSession(tmp_path, claude)
+    rest of the goal suite runs on the newest only). Warm: registered as `install` does, so
+    the tool events after the first are judged by the warm server's child, standing in for the
+    hook process in the goal's process checks (bridge/warm)."""
+    judged = tmp_path / "judged"
+    session = GoalSession(tmp_path, claude, warm=warm, config_extra=judged_by(judged))
     complete = session.update("complete")
     script = [
         Turn.bash(create_command(OBJECTIVE, 3)),
@@ -380,6 +387,22 @@ def test_an_authorized_complete_is_applied_exactly_once(tmp_path: Path, claude: 
         str(request.body.get("messages", "")) for request in result.requests.main_requests
     )
     assert "ccbridge goal: the change is applied." in sent
+    assert judged.read_text().split() == (["cold", "warm"] if warm else ["cold", "cold"])
+
+
+def judged_by(record: Path) -> dict[str, Any]:
+    """A PreToolUse sub-hook that notes whether the warm server's child ran it (its ancestry
+    holds the server's command line)."""
+    script = record.with_suffix(".sh")
+    script.write_text(
+        "#!/bin/sh\ncat >/dev/null; p=$PPID; line=\n"
+        "while [ \"$p\" -gt 1 ]; do line=\"$line $(tr '\\0' ' ' < /proc/$p/cmdline)\"; "
+        "p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2); done\n"
+        f'case $line in *" warm-serve "*) echo warm;; *) echo cold;; esac >> {record}\n'
+    )
+    script.chmod(0o755)
+    hook = {"type": "command", "command": str(script)}
+    return {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
 
 
 # -- host events from the model's own processes ---------------------------------------------

@@ -40,6 +40,7 @@ OWN_STATE = (
     "goals.sqlite3.lock",
     "cache.key",
     "installs",
+    "warm",
 )
 
 
@@ -79,6 +80,9 @@ class World:
     def foreign(self) -> list[str]:
         """Files in the state and cache directories that ccbridge did not make."""
         strangers = [p for p in self.state.iterdir() if p.name not in OWN_STATE]
+        warm = self.state / "warm"  # the warm servers' sockets and locks, by Claude Code's pid
+        if warm.is_dir():
+            strangers += [p for p in warm.iterdir() if not p.name.removesuffix(".lock").isdigit()]
         strangers += [p for p in self.cache.iterdir() if not p.name.startswith("config-")]
         return [str(path) for path in strangers]
 

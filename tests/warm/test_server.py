@@ -116,13 +116,20 @@ class World:
             time.sleep(0.05)
 
     def stop_all(self) -> None:
+        """End the servers this test started, itself or through a call (their lock files name
+        them); a pid is killed only while it is still a warm server (pids are reused)."""
         for lock in self.warm_dir.glob("*.lock") if self.warm_dir.exists() else ():
             text = lock.read_text().strip()
             if text.isdigit():
                 self.servers.append(int(text))
         for pid in self.servers:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"warm-serve" in argv:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
 
 
 @pytest.fixture
@@ -257,6 +264,7 @@ def test_a_server_for_a_recycled_pid_does_not_serve(world: World) -> None:
     )
     assert done.returncode == 0
     assert not world.socket.exists()
+    assert not (world.warm_dir / f"{os.getpid()}.lock").exists()
 
 
 def test_a_policy_that_swallows_the_deadline_is_stopped_hard_warm_too(world: World) -> None:
