@@ -143,6 +143,8 @@ def _listen(name: str, watched: int, served: ProcessIdentity) -> None:
     listener.bind(name)
     listener.listen(64)
     bound = os.stat(name).st_ino
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(f"{name}.tried")  # up: a later server may be started as soon as needed
     signature = code_signature()
     gc.collect()
     gc.freeze()  # the children touch none of it: fewer pages copied on their writes
@@ -318,8 +320,9 @@ def _read_event(connection: socket.socket) -> bytes:
 
 def _become(hook: peer.HookProcess) -> None:
     """Take on the hook process's surroundings, as `ccbridge run` would have had them."""
-    os.environ.clear()
-    os.environ.update(hook.environ)
+    if dict(os.environ) != hook.environ:  # mostly the same: the server's came from a hook too
+        os.environ.clear()
+        os.environ.update(hook.environ)
     os.chdir(hook.cwd)
     os.umask(hook.umask)
     activation.stand_in(hook.pid)

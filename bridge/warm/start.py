@@ -22,6 +22,9 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 WARM_ENV = "CCBRIDGE_WARM"
+# A server that did not come up (it could not start, or died at once) is not started again for
+# this long: every call would pay for one more that fails the same way.
+RETRY_AFTER = 30.0
 
 
 def wanted(env: Mapping[str, str]) -> bool:
@@ -37,6 +40,8 @@ def start_server(env: Mapping[str, str]) -> int | None:
     where = directory(env)
     if not private_directory(where) or _being_served(where, served.pid):
         return None
+    if not _may_try(os.path.join(where, f"{served.pid}.tried")):
+        return None
     argv = [sys.executable, "-I", *_ccbridge(), "warm-serve", str(served.pid)]
     argv.append(str(served.start_time))
     clean = {name: value for name, value in env.items() if name != WARM_ENV}
@@ -45,6 +50,23 @@ def start_server(env: Mapping[str, str]) -> int | None:
         return spawn.start(sys.executable, argv, clean, (null, null, null), spawn.inherited())
     finally:
         os.close(null)
+
+
+def _may_try(marker: str) -> bool:
+    """Whether a start may be tried now; if so, the try is noted (the server removes it)."""
+    import time
+
+    try:
+        if time.time() - os.stat(marker).st_mtime < RETRY_AFTER:
+            return False
+    except FileNotFoundError:
+        pass
+    try:
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        os.utime(marker)
+    except OSError:
+        return False
+    return True
 
 
 def _being_served(where: str, pid: int) -> bool:
