@@ -705,6 +705,90 @@ print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 """
 
 
+def bench_warm(bench: Bench) -> None:
+    """A Bash call as `ccbridge install --user` registers it (the warm client before `ccbridge
+    run`), with both ready-made guards and the user's hook behind ccbridge: cold (no server, so
+    the registration runs `ccbridge run`) and warm (a server serving this process, as the
+    session's first call starts one for Claude Code), against the user's hook alone. The
+    warm case's CPU figure is the client's: the server's child is not this process's."""
+    section = "A tool call through the warm path"
+    if shutil.which("socat", path=bench.env.get("PATH")) is None:
+        bench.skipped.append(f"{section}: no socat on PATH")
+        return
+    project = bench.work / "warm-project"
+    hook = project / ".claude" / "user-hook.sh"
+    hook.parent.mkdir(parents=True)
+    hook.write_text("#!/bin/sh\ncat >/dev/null\n")
+    hook.chmod(0o755)
+    config = {
+        "policies": {"guards": ["builtin:dangerous_shell", "builtin:protect_paths"]},
+        "hooks": command_hooks([str(hook)]),
+    }
+    (project / ".claude" / "ccbridge.yaml").write_text(json.dumps(config))
+    env = {**bench.env, "CLAUDE_PROJECT_DIR": str(project)}
+    cold_env = {**env, "CCBRIDGE_STATE_DIR": str(bench.work / "cold-state")}
+    warm_env = {**env, "CCBRIDGE_STATE_DIR": str(bench.work / "warm-state")}
+    written = subprocess.run(
+        [bench.venv.python, "-I", "-c", REGISTRATION, bench.venv.ccbridge],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    hook_call = ["/bin/sh", "-c", written]
+    server = start_server(bench, warm_env)
+    try:
+        cases = {
+            "user": runner(["/bin/sh", "-c", str(hook)], env, BASH_EVENT),
+            "cold": runner(hook_call, cold_env, BASH_EVENT, expect("none")),
+            "warm": runner(hook_call, warm_env, BASH_EVENT, expect("none")),
+        }
+        for case in cases.values():
+            case()
+        medians = interleaved(cases, bench.plan.reps * 3)
+    finally:
+        server.kill()
+        server.wait()
+    user = medians["user"][0] * 1000
+    bench.add(Row(section, "the user's hook alone (sh, as Claude Code runs it)", user))
+    for name, case in (
+        ("cold", "cold: the registration runs ccbridge run"),
+        ("warm", "warm: the registration hands the call to the server"),
+    ):
+        wall, cpu = (value * 1000 for value in medians[name])
+        bench.add(Row(section, case, wall, ratios=(Ratio("user hook", user),), cpu=cpu))
+
+
+# What `ccbridge install --user` registers for PreToolUse with this ccbridge, as the installed
+# code writes it.
+REGISTRATION = (
+    "import sys; from bridge.commands.install import registration_command, warm; "
+    "print(warm('PreToolUse', registration_command(sys.argv[1])), end='')"
+)
+
+
+def start_server(bench: Bench, env: Mapping[str, str]) -> subprocess.Popen[bytes]:
+    """A warm server serving this process, as `ccbridge run` starts one for Claude Code."""
+    stat = Path(f"/proc/{os.getpid()}/stat").read_text()
+    started = stat[stat.rfind(")") + 2 :].split()[19]
+    argv = [bench.venv.python, "-I", bench.venv.ccbridge, "warm-serve", str(os.getpid()), started]
+    server = subprocess.Popen(
+        argv,
+        env=dict(env),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    socket = Path(env["CCBRIDGE_STATE_DIR"]) / "warm" / str(os.getpid())
+    until = time.monotonic() + 30
+    while not socket.is_socket():
+        if time.monotonic() > until or server.poll() is not None:
+            server.kill()
+            raise BenchError(f"the warm server did not come up at {socket}")
+        time.sleep(0.05)
+    return server
+
+
 def peak_rss(bench: Bench, argv: Sequence[str], stdin: bytes) -> float:
     """MiB: the largest child of a fresh probe process is the command we ran (ru_maxrss in KiB)."""
     values = []
@@ -955,6 +1039,7 @@ SECTIONS = (
     bench_audit,
     bench_goal,
     bench_memory,
+    bench_warm,
 )
 
 

@@ -22,6 +22,7 @@ SECTIONS = (
     "## Audit append with N existing records",
     "Goal authority check with N events in the session log",  # or "not available yet"
     "## Peak RSS",
+    "## A tool call through the warm path",
 )
 
 

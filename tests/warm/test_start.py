@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bridge.goal.activation import ProcessIdentity
+from bridge.subhooks import spawn
 from bridge.warm import start
 
 ME = ProcessIdentity(os.getpid(), 1, "boot")
@@ -20,8 +21,13 @@ ME = ProcessIdentity(os.getpid(), 1, "boot")
 @pytest.fixture
 def started(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[list[str]]:
     calls: list[list[str]] = []
+
+    def recorded(path: str, argv: list[str], *_: object) -> int:
+        calls.append(argv)
+        return 4242
+
     monkeypatch.setattr(start, "find_cc_process", lambda: ME)
-    monkeypatch.setattr(start.spawn, "start", lambda path, argv, *_: calls.append(argv) or 4242)
+    monkeypatch.setattr(spawn, "start", recorded)
     return calls
 
 
