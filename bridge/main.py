@@ -62,13 +62,14 @@ def exit_at_once(code: int) -> "NoReturn":
     os._exit(code)
 
 
-def _start_warm_server() -> None:
+def _start_warm_server(named: str) -> None:
     """After the answer is out; a server that cannot start leaves calls on this path."""
     try:
-        from bridge.warm.start import start_server, wanted
+        from bridge.warm.start import WARM_ENV, start_server, wanted
 
-        if wanted(os.environ):
-            start_server(os.environ)
+        env = {**os.environ, WARM_ENV: named}
+        if wanted(env):
+            start_server(env)
     except Exception:
         pass
 
@@ -84,9 +85,11 @@ def main(argv: "Sequence[str] | None" = None) -> int:
             emit(denial, stdout, stderr)
             return denial.exit_code
         hint_on_terminal(stdin, stderr, "run")
+        # The warm path's client found no server and asks for one; not for the sub-hooks to see.
+        warm = os.environ.pop("CCBRIDGE_WARM", None)
         code = run(config, stdin, stdout, stderr, os.environ, host)
-        if "CCBRIDGE_WARM" in os.environ:  # the warm path's client found no server: start one
-            _start_warm_server()
+        if warm is not None:
+            _start_warm_server(warm)
         if argv is None:  # the program itself (console script, python -m bridge): not a caller
             exit_at_once(code)
         return code

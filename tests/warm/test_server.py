@@ -41,6 +41,7 @@ while [ "$p" -gt 1 ]; do
   p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
 done
 printf '%s\n' "$line" >> RAN_BY
+printf '%s\n' "${CCBRIDGE_WARM-}" >> RAN_BY.env
 if grep -q forbidden; then echo "no forbidden things" >&2; exit 2; fi"""
 
 
@@ -177,6 +178,14 @@ def test_the_first_call_without_a_server_starts_one(world: World) -> None:
     world.wait_for(world.socket)
     assert world.call("ls", CLAUDECODE="1")[0] == 0
     assert world.judges() == ["warm"]
+
+
+def test_the_request_for_a_server_is_not_passed_to_the_sub_hooks(world: World) -> None:
+    """The client asks `ccbridge run` for a server in CCBRIDGE_WARM; a sub-hook sees the hook's
+    environment as Claude Code made it, cold as warm."""
+    world.call("ls")  # no server: the client asks for one
+    assert world.judges() == ["cold"]
+    assert Path(f"{world.ran_by}.env").read_text() == "\n"
 
 
 def test_outside_claude_codes_hooks_no_server_starts(world: World) -> None:
