@@ -3,9 +3,9 @@
 The client asks for one by naming its Claude Code process in CCBRIDGE_WARM (it does so only
 where `socat` is there to reach one). Nothing starts unless that process is the Claude Code
 process above this one and the environment is a hook's (CLAUDECODE=1): a test or a shell that
-runs `ccbridge run` starts nothing. The server is started in a session of its own with its
-standard streams on /dev/null, so it holds none of Claude Code's pipes, and this call does not
-wait for it.
+runs `ccbridge run` starts nothing, and nothing starts elsewhere than on Linux. The server is
+started in a session of its own with its standard streams on /dev/null, so it holds none of
+Claude Code's pipes, and this call does not wait for it.
 """
 
 from __future__ import annotations
@@ -28,7 +28,8 @@ RETRY_AFTER = 30.0
 
 
 def wanted(env: Mapping[str, str]) -> bool:
-    return bool(env.get(WARM_ENV)) and env.get("CLAUDECODE") == "1"
+    """Linux only: the server's checks read /proc, and it watches Claude Code with a pidfd."""
+    return bool(env.get(WARM_ENV)) and env.get("CLAUDECODE") == "1" and sys.platform == "linux"
 
 
 def start_server(env: Mapping[str, str]) -> int | None:

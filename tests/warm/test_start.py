@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -66,6 +67,14 @@ def test_outside_a_hook_nothing_is_wanted(tmp_path: Path) -> None:
     env = hook_env(tmp_path)
     del env["CLAUDECODE"]
     assert not start.wanted(env)
+
+
+def test_elsewhere_than_on_linux_nothing_is_wanted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert start.wanted(hook_env(tmp_path))
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert not start.wanted(hook_env(tmp_path))
 
 
 def test_not_again_within_the_retry_time_of_a_try(started: list[list[str]], tmp_path: Path) -> None:
