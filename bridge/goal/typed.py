@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +43,14 @@ DELIVERY_MARKS = ("wakeupSource", "scheduledTaskId", "scheduledFireId", "handedO
 # Only the end of a transcript is read: the open turn's prompt is recent. A prompt further back
 # is not found, and so not taken as typed.
 TAIL_BYTES = 64 * 1024 * 1024
+# Claude Code writes a prompt's entry after its UserPromptSubmit hook returned, from a buffer it
+# flushes by itself, so a goal command the model sends at once can come first (measured with
+# 2.1.197 on a loaded machine: no transcript file yet 110 ms after the prompt's hook). What is
+# not there yet is waited for, this long, before it counts as not typed; what is there and
+# says no is final at once.
+SETTLE = 3.0
+_POLL = 0.05
+NO_ENTRY = "the transcript holds no entry showing a person typed it"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +147,7 @@ def judge_entries(entries: Iterable[Mapping[str, Any]], prompt: PromptRef) -> st
             return why
         found += 1
     if not found:
-        return "the transcript holds no entry showing a person typed it"
+        return NO_ENTRY
     return None
 
 
@@ -153,14 +162,27 @@ def _tail_lines(path: str, marker: bytes) -> list[bytes]:
     return [line for line in data.split(b"\n") if marker in line or b"queued_command" in line]
 
 
-def judge_transcript(path: object, prompt: PromptRef) -> str | None:
-    """None when the transcript at `path` shows that a person typed `prompt`, else why not."""
+def judge_transcript(path: object, prompt: PromptRef, settle: float = SETTLE) -> str | None:
+    """None when the transcript at `path` shows that a person typed `prompt`, else why not;
+    an entry or a transcript not written yet is waited for, `settle` seconds at most."""
+    until = time.monotonic() + settle
+    while True:
+        why, final = _judged_once(path, prompt)
+        if why is None or final or time.monotonic() >= until:
+            return why
+        time.sleep(_POLL)
+
+
+def _judged_once(path: object, prompt: PromptRef) -> tuple[str | None, bool]:
+    """(why not typed, whether waiting could change that)."""
     if not isinstance(path, str) or not path:
-        return "the hook event names no transcript"
+        return "the hook event names no transcript", True
     try:
         lines = _tail_lines(path, prompt.prompt_id.encode("utf-8", "surrogatepass"))
+    except FileNotFoundError as error:
+        return f"the transcript cannot be read ({type(error).__name__})", False
     except (OSError, NotRegular) as error:
-        return f"the transcript cannot be read ({type(error).__name__})"
+        return f"the transcript cannot be read ({type(error).__name__})", True
     entries = []
     for line in lines:
         try:
@@ -169,4 +191,5 @@ def judge_transcript(path: object, prompt: PromptRef) -> str | None:
             continue
         if isinstance(entry, dict):
             entries.append(entry)
-    return judge_entries(entries, prompt)
+    why = judge_entries(entries, prompt)
+    return why, why != NO_ENTRY

@@ -302,3 +302,43 @@ def test_any_shape_of_entry_gives_a_verdict_never_an_exception(entry: dict[str, 
     verdict = judge_entries([entry], prompt)
     if entry.get("promptSource") not in ("typed", "queued", "sdk"):
         assert verdict is not None or entry.get("type") == "attachment"
+
+
+def test_a_transcript_claude_code_writes_a_moment_later_is_waited_for(tmp_path: Path) -> None:
+    """Claude Code flushes the prompt's entry after the hook returned: a goal command sent at
+    once may come first (2.1.197 on a loaded machine); the entry written a moment later
+    confirms the prompt."""
+    import threading
+
+    prompt = PromptRef("p1", digest("hi"))
+    transcript = tmp_path / "t.jsonl"
+    entry = user("hi", promptId="p1", promptSource="sdk")
+    writer = threading.Timer(0.3, lambda: transcript.write_text(json.dumps(entry) + "\n"))
+    writer.start()
+    try:
+        assert judge_transcript(str(transcript), prompt, settle=10) is None
+    finally:
+        writer.cancel()
+
+
+def test_what_never_comes_is_refused_once_the_wait_is_over(tmp_path: Path) -> None:
+    import time
+
+    prompt = PromptRef("p1", digest("hi"))
+    started = time.monotonic()
+    assert judge_transcript(str(tmp_path / "never.jsonl"), prompt, settle=0.3) is not None
+    assert 0.3 <= time.monotonic() - started < 5
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(user("hi", promptId="p2", promptSource="typed")) + "\n")
+    assert judge_transcript(str(other), prompt, settle=0.3) is not None
+
+
+def test_a_transcript_that_says_no_is_not_waited_on(tmp_path: Path) -> None:
+    import time
+
+    prompt = PromptRef("p1", digest("hi"))
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(json.dumps(queued("hi", {"kind": "task-notification"})) + "\n")
+    started = time.monotonic()
+    assert judge_transcript(str(transcript), prompt, settle=30) is not None
+    assert time.monotonic() - started < 5
