@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from bridge.commands import install as installing
-from bridge.warm.server import fallback
+from bridge.warm.server import READ_TIMEOUT, fallback
 from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
 
 pytestmark = pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat")
@@ -294,3 +294,16 @@ def test_a_policy_that_swallows_the_deadline_is_stopped_hard_warm_too(world: Wor
     assert code == 2
     reason = json.loads(out)["hookSpecificOutput"]["permissionDecisionReason"]
     assert "2 s + 3 s" in reason and b"2 s + 3 s" in err
+
+
+def test_a_client_that_connects_and_says_nothing_holds_up_no_other_call(world: World) -> None:
+    """A connection that never sends its event holds one child until READ_TIMEOUT; the next
+    call is taken by another, at once."""
+    world.start()
+    with socket.socket(socket.AF_UNIX) as silent:
+        silent.connect(str(world.socket))
+        started = time.monotonic()
+        code, out, _ = world.call("echo forbidden")
+        assert time.monotonic() - started < READ_TIMEOUT / 2
+    assert code == 2 and b"no forbidden things" in out
+    assert world.judges() == ["warm"]
