@@ -69,17 +69,22 @@ def test_an_endless_python_policy_is_cut_at_the_deadline(sandbox: Sandbox) -> No
     assert str(record["error"]).startswith("deadline: ")
 
 
+# A guard that catches even the deadline's BaseException and goes on waiting: only the hard
+# stop ends it (tests/warm/test_server.py runs it warm too).
+SWALLOWS_THE_DEADLINE = (
+    "import time\n"
+    "def guard(execution):\n"
+    "    while True:\n"
+    "        try:\n"
+    "            time.sleep(100)\n"
+    "        except BaseException:\n"
+    "            pass\n"
+)
+
+
 def test_a_policy_that_swallows_the_deadline_is_stopped_hard(sandbox: Sandbox) -> None:
     policy = sandbox.root / "stubborn.py"
-    policy.write_text(
-        "import time\n"
-        "def guard(execution):\n"
-        "    while True:\n"
-        "        try:\n"
-        "            time.sleep(100)\n"
-        "        except BaseException:\n"
-        "            pass\n"
-    )
+    policy.write_text(SWALLOWS_THE_DEADLINE)
     config = short_config(sandbox, policies={"guards": [f"{policy}:guard"]})
     outcome, took = timed(sandbox, config, encode(pre_tool_use()))
     assert took < SHORT + GRACE + MARGIN, took

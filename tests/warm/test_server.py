@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from bridge.commands import install as installing
-from bridge.warm.server import READ_TIMEOUT, fallback
+from bridge.warm.server import READ_TIMEOUT, code_signature, fallback
+from tests.robustness.test_time_bounds import SWALLOWS_THE_DEADLINE
 from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
 
 pytestmark = pytest.mark.skipif(shutil.which("socat") is None, reason="needs socat")
@@ -278,15 +279,7 @@ def test_a_server_for_a_recycled_pid_does_not_serve(world: World) -> None:
 
 def test_a_policy_that_swallows_the_deadline_is_stopped_hard_warm_too(world: World) -> None:
     policy = world.sandbox.root / "stubborn.py"
-    policy.write_text(
-        "import time\n"
-        "def guard(execution):\n"
-        "    while True:\n"
-        "        try:\n"
-        "            time.sleep(100)\n"
-        "        except BaseException:\n"
-        "            pass\n"
-    )
+    policy.write_text(SWALLOWS_THE_DEADLINE)
     config = {"defaults": {"deadline": 2}, "policies": {"guards": [f"{policy}:guard"]}}
     world.sandbox.write(world.sandbox.config, json.dumps(config))
     world.start()
@@ -307,3 +300,20 @@ def test_a_client_that_connects_and_says_nothing_holds_up_no_other_call(world: W
         assert time.monotonic() - started < READ_TIMEOUT / 2
     assert code == 2 and b"no forbidden things" in out
     assert world.judges() == ["warm"]
+
+
+def test_the_code_signature_sees_an_upgrade(tmp_path: Path) -> None:
+    """What ends a server once ccbridge's files change (an upgrade): a changed, added or
+    removed module changes the signature; byte code caches do not."""
+    package = tmp_path / "bridge"
+    (package / "warm" / "__pycache__").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "warm" / "server.py").write_text("x = 1\n")
+    before = code_signature(str(package))
+    (package / "warm" / "__pycache__" / "server.cpython-311.pyc").write_bytes(b"\0")
+    assert code_signature(str(package)) == before
+    (package / "warm" / "server.py").write_text("x = 22\n")
+    changed = code_signature(str(package))
+    assert changed != before
+    (package / "warm" / "new.py").write_text("")
+    assert code_signature(str(package)) not in (before, changed)
