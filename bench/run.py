@@ -761,7 +761,7 @@ def bench_warm(bench: Bench) -> None:
 # What `ccbridge install --user` registers for PreToolUse with this ccbridge, as the installed
 # code writes it.
 REGISTRATION = (
-    "import sys; from bridge.commands.install import registration_command, warm; "
+    "import sys; from bridge.config.registrations import registration_command, warm; "
     "print(warm('PreToolUse', registration_command(sys.argv[1])), end='')"
 )
 

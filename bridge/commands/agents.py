@@ -31,6 +31,7 @@ from typing import Any
 
 from bridge.commands import install as installing
 from bridge.commands.doctor import Finding, Level
+from bridge.config import registrations
 
 AGENT_TIMEOUT_S = 60  # as for CC: ccbridge caps a sub-hook at 50 s, so it answers inside this
 
@@ -258,10 +259,12 @@ def cline_hook(run: str | None) -> bytes:
     if run is not None:
         return CLINE_HOOK.replace("__FIND__", "").replace("__RUN__", run).encode()
     refusal = json.dumps(
-        {"cancel": True, "errorMessage": installing.INSTALL_HINT}, separators=(",", ":")
+        {"cancel": True, "errorMessage": registrations.INSTALL_HINT}, separators=(",", ":")
     )
     assert "'" not in refusal  # quoted in single quotes
-    find = _CLINE_FIND.replace("__REFUSAL__", refusal).replace("__HINT__", installing.INSTALL_HINT)
+    find = _CLINE_FIND.replace("__REFUSAL__", refusal).replace(
+        "__HINT__", registrations.INSTALL_HINT
+    )
     return CLINE_HOOK.replace("__FIND__", find).replace("__RUN__", '"$c" run --host cline').encode()
 
 
@@ -380,7 +383,7 @@ def plan_install(
     if spec.hook_files:
         return _plan_hook_file(where, settings, config, None if portable else run)
     if portable:
-        run = installing.agent_launcher_command(spec.name)
+        run = registrations.agent_launcher_command(spec.name)
     data = installing.read_settings(where.settings, settings)
     if settings is None:
         data = {**dict(spec.top), **data}
@@ -395,10 +398,10 @@ def plan_install(
                 out.append(group)  # not ours to judge: the agent says what is wrong with it
                 continue
             if items == [group]:  # a flat entry: kept unless it is ccbridge's own
-                if not installing.is_registration(group):
+                if not registrations.is_registration(group):
                     out.append(group)
                 continue
-            mine = [h for h in items if not installing.is_registration(h)]
+            mine = [h for h in items if not registrations.is_registration(h)]
             go = [h for h in mine if spec.moves_hooks and installing.movable(event, h)]
             stay = [h for h in mine if h not in go]
             if go:
@@ -592,7 +595,7 @@ def _registered(spec: Agent, path: Path) -> set[str]:
         for group in groups if isinstance(groups, list) else ():
             items = _items(group)
             for item in items if isinstance(items, list) else ():
-                if installing.is_registration(item) and f"--host {spec.name}" in item["command"]:
+                if registrations.is_registration(item) and f"--host {spec.name}" in item["command"]:
                     events.add(event)
     return events
 
@@ -646,7 +649,7 @@ def _commands_of(spec: Agent, path: Path) -> set[str]:
         for groups in data["hooks"].values()
         for group in groups
         for item in _items(group) or []
-        if installing.is_registration(item)
+        if registrations.is_registration(item)
     }
 
 

@@ -23,13 +23,13 @@ from bridge.commands.claude_on_path import (
     find_claude,
     skill_shell_known,
 )
-from bridge.commands.install import (
+from bridge.config.build import Problem, problems_of
+from bridge.config.registrations import (
     INSIDE_PROJECT_HINT,
     INSTALL_HINT,
     is_launcher,
     is_registration,
 )
-from bridge.config.build import Problem, problems_of
 from bridge.paths import find_config, settings_files, state_dir, wide_layers
 from bridge.warm import client as warm_client
 from bridge.wire.event import SUBHOOK_EVENTS

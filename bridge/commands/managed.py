@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.commands.install import CC_TIMEOUT, InstallError, is_registration
+from bridge.commands.install import InstallError
+from bridge.config.registrations import CC_TIMEOUT, is_registration
 from bridge.paths import MANAGED_DIR_ENV
 
 DROP_IN = "ccbridge.json"

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge.commands import install as installing
+from bridge.config import registrations
 from bridge.config.schema import MAX_HOOK_TIMEOUT
 from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SUBHOOK_EVENTS
 from tests.support.sandbox import Sandbox
@@ -32,7 +33,7 @@ def registered_events(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for event, groups in settings["hooks"].items():
         for group in groups:
             for handler in group["hooks"]:
-                if installing.is_registration(handler):
+                if registrations.is_registration(handler):
                     found[event] = handler
     return found
 
@@ -50,7 +51,9 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
     assert str(sandbox.root) not in sandbox.settings.read_text()
     # SessionStart hooks run behind ccbridge too: moved, and ccbridge registered for them
     assert [
-        installing.is_registration(h) for g in settings["hooks"]["SessionStart"] for h in g["hooks"]
+        registrations.is_registration(h)
+        for g in settings["hooks"]["SessionStart"]
+        for h in g["hooks"]
     ] == [True]
     # the http hook cannot run behind ccbridge: it stays, under its matcher
     assert {
@@ -62,7 +65,7 @@ def test_install_moves_the_hooks_it_runs_and_keeps_everything_else(sandbox: Sand
     assert sorted(registered) == ["PreToolUse", "SessionStart"]
     handler = registered["PreToolUse"]
     assert handler["onFailure"] == "block" and handler["timeout"] == 60
-    assert handler["command"] == installing.launcher_command("PreToolUse")  # shared: via PATH
+    assert handler["command"] == registrations.launcher_command("PreToolUse")  # shared: via PATH
     config = yaml.safe_load(sandbox.config.read_text())
     assert config["hooks"]["PreToolUse"] == [
         {
@@ -209,7 +212,7 @@ def handler_list(hooks: dict[str, Any]) -> list[tuple[str, str]]:
         for event, gs in hooks.items()
         for g in gs
         for h in g["hooks"]
-        if not installing.is_registration(h)
+        if not registrations.is_registration(h)
     )
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from tests.support.sandbox import CCBRIDGE, Sandbox
 
 CODEX_HOOKS = {
@@ -38,7 +38,7 @@ def registered(settings: dict[str, Any], host: str) -> dict[str, dict[str, Any]]
     for event, groups in settings["hooks"].items():
         for group in groups:
             for handler in group["hooks"]:
-                if installing.is_registration(handler):
+                if registrations.is_registration(handler):
                     assert shlex.split(handler["command"])[1:] == ["run", "--host", host]
                     found[event] = handler
     return found
@@ -172,7 +172,7 @@ def test_copilot_install_writes_its_own_hooks_file_flat_and_uninstall_removes_it
     assert written["version"] == 1
     entries = written["hooks"]["preToolUse"]
     assert len(entries) == 1 and entries[0]["timeoutSec"] == 60
-    assert entries[0]["bash"] == installing.agent_launcher_command("copilot")  # a committed file
+    assert entries[0]["bash"] == registrations.agent_launcher_command("copilot")  # a committed file
     assert sorted(written["hooks"]) == ["postToolUse", "preToolUse"]
     assert "nothing to change" in sandbox.run("install", "--host", "copilot", "--project").stdout
     assert sandbox.run("uninstall", "--host", "copilot", "--project").returncode == 0
@@ -276,7 +276,7 @@ def test_a_project_install_names_no_path_of_this_machine(sandbox: Sandbox, host:
 def test_the_shared_registration_finds_ccbridge_through_path_or_refuses(host: str) -> None:
     """Run as the agents run a hook command (a shell): the ccbridge on PATH answers (an empty
     event is refused by ccbridge itself); with none on PATH, exit 2 and the fix on stderr."""
-    command = installing.agent_launcher_command(host)
+    command = registrations.agent_launcher_command(host)
     found = subprocess.run(
         ["/bin/sh", "-c", command],
         input=b"",

@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from tests.support.sandbox import Sandbox, examples
 
 ORIGINAL = {
@@ -99,7 +99,7 @@ def test_any_sequence_keeps_every_hook_once(tmp_path_factory: Any, ops: list[str
             for event, groups in settings.get("hooks", {}).items()
             for group in groups
             for handler in group.get("hooks", [])
-            if installing.is_registration(handler)
+            if registrations.is_registration(handler)
             for command in [handler["command"]]
         ]
         assert len({event for event, _ in registered}) == len(registered), (ops, registered)

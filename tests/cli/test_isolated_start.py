@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
 
 SCRIPT = Path(__file__).resolve().parents[2] / "bin" / "ccbridge"
@@ -66,7 +66,7 @@ def registered_command(settings: Path, event: str = "PreToolUse") -> str:
         handler["command"]
         for group in data["hooks"][event]
         for handler in group["hooks"]
-        if installing.is_registration(handler)
+        if registrations.is_registration(handler)
     ]
     return str(command)
 
@@ -145,7 +145,7 @@ def test_the_users_hooks_still_see_the_variables(tmp_path: Path) -> None:
 def test_the_registration_starts_python_isolated(installed: tuple[Sandbox, str]) -> None:
     _sandbox, command = installed
     assert " -I " in command
-    assert installing.is_registration({"command": command})
+    assert registrations.is_registration({"command": command})
 
 
 def test_a_ccbridge_that_cannot_load_exits_2_with_the_reason(tmp_path: Path) -> None:
@@ -156,7 +156,7 @@ def test_a_ccbridge_that_cannot_load_exits_2_with_the_reason(tmp_path: Path) -> 
     shutil.copy(SCRIPT, script)
     python = str(venv / "bin" / "python")
     done = subprocess.run(
-        [python, *installing.ISOLATED, str(script), "run"],
+        [python, *registrations.ISOLATED, str(script), "run"],
         input=encode(pre_tool_use("ls")),
         capture_output=True,
         timeout=60,

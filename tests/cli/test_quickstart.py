@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands.install import INSTALL_HINT
+from bridge.config.registrations import INSTALL_HINT
 from tests.support import REPO
 
 README = (REPO / "README.md").read_text()

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
 
 BARE_PATH = "/usr/bin:/bin"  # sh, cat and printf; no ccbridge
@@ -25,7 +25,7 @@ def registered(settings: Path) -> dict[str, str]:
         for event, groups in data["hooks"].items()
         for group in groups
         for handler in group["hooks"]
-        if installing.is_registration(handler)
+        if registrations.is_registration(handler)
     }
 
 
@@ -47,10 +47,10 @@ def test_project_install_registers_through_path_and_says_why(sandbox: Sandbox) -
     commands = registered(sandbox.settings)
     assert sorted(commands) == ["PreToolUse"]
     for event, command in commands.items():
-        assert command == installing.launcher_command(event)
+        assert command == registrations.launcher_command(event)
         assert str(CCBRIDGE.parent) not in command  # nothing of this machine in a shared file
     assert "registered as `ccbridge run` found through PATH" in done.stdout
-    assert installing.INSTALL_HINT in done.stdout
+    assert registrations.INSTALL_HINT in done.stdout
 
 
 @pytest.mark.parametrize("scope", ["user", "local"])
@@ -62,9 +62,9 @@ def test_user_and_local_installs_keep_the_absolute_path(sandbox: Sandbox, scope:
         if scope == "user"
         else sandbox.project / ".claude" / "settings.local.json"
     )
-    absolute = installing.registration_command(str(CCBRIDGE.resolve()))
+    absolute = registrations.registration_command(str(CCBRIDGE.resolve()))
     for event, command in registered(settings).items():
-        assert command == installing.warm(event, absolute)
+        assert command == registrations.warm(event, absolute)
     assert f"registered as {CCBRIDGE.resolve()} (an absolute path" in done.stdout
 
 
@@ -75,37 +75,37 @@ def test_install_off_path_says_so(sandbox: Sandbox) -> None:
 
 
 def test_reinstall_replaces_an_absolute_project_registration(sandbox: Sandbox) -> None:
-    absolute = installing.registration(installing.registration_command(str(CCBRIDGE)))
+    absolute = registrations.registration(registrations.registration_command(str(CCBRIDGE)))
     sandbox.write_json(sandbox.settings, {"hooks": {"PreToolUse": [{"hooks": [absolute]}]}})
     assert sandbox.run("install", "--project").returncode == 0
     commands = registered(sandbox.settings)
-    assert commands["PreToolUse"] == installing.launcher_command("PreToolUse")
+    assert commands["PreToolUse"] == registrations.launcher_command("PreToolUse")
     assert len(json.loads(sandbox.settings.read_text())["hooks"]["PreToolUse"]) == 1
 
 
 def test_without_ccbridge_pre_tool_use_is_denied_with_the_fix(sandbox: Sandbox) -> None:
-    done = launch(installing.launcher_command("PreToolUse"), pre_tool_use("ls"), BARE_PATH)
+    done = launch(registrations.launcher_command("PreToolUse"), pre_tool_use("ls"), BARE_PATH)
     assert done.returncode == 2
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
-    assert answer["permissionDecisionReason"] == installing.INSTALL_HINT
-    assert done.stderr.decode().strip() == installing.INSTALL_HINT
+    assert answer["permissionDecisionReason"] == registrations.INSTALL_HINT
+    assert done.stderr.decode().strip() == registrations.INSTALL_HINT
 
 
 def test_without_ccbridge_a_prompt_is_blocked_with_the_fix() -> None:
     event = {"hook_event_name": "UserPromptSubmit", "session_id": "s", "prompt": "hi", "cwd": "/"}
-    done = launch(installing.launcher_command("UserPromptSubmit"), event, BARE_PATH)
+    done = launch(registrations.launcher_command("UserPromptSubmit"), event, BARE_PATH)
     assert done.returncode == 2
-    assert json.loads(done.stdout) == {"decision": "block", "reason": installing.INSTALL_HINT}
+    assert json.loads(done.stdout) == {"decision": "block", "reason": registrations.INSTALL_HINT}
 
 
 @pytest.mark.parametrize("event", ["Stop", "SubagentStop", "PostToolUse", "SessionStart"])
 def test_without_ccbridge_other_events_tell_the_user_and_block_nothing(event: str) -> None:
     # a block on Stop would keep the agent going round; the others cannot stop anything
     payload = {"hook_event_name": event, "session_id": "s", "cwd": "/"}
-    done = launch(installing.launcher_command(event), payload, BARE_PATH)
+    done = launch(registrations.launcher_command(event), payload, BARE_PATH)
     assert done.returncode == 0
-    assert json.loads(done.stdout) == {"systemMessage": installing.INSTALL_HINT}
+    assert json.loads(done.stdout) == {"systemMessage": registrations.INSTALL_HINT}
 
 
 def test_with_ccbridge_elsewhere_on_path_the_launcher_runs_it(tmp_path: Path) -> None:
@@ -114,7 +114,7 @@ def test_with_ccbridge_elsewhere_on_path_the_launcher_runs_it(tmp_path: Path) ->
     elsewhere.mkdir(parents=True)
     (elsewhere / "ccbridge").symlink_to(CCBRIDGE)
     sandbox = Sandbox(tmp_path / "world")
-    command = installing.launcher_command("PreToolUse")
+    command = registrations.launcher_command("PreToolUse")
     done = subprocess.run(
         ["sh", "-c", command],
         input=encode(pre_tool_use("rm -rf /")),
@@ -126,7 +126,7 @@ def test_with_ccbridge_elsewhere_on_path_the_launcher_runs_it(tmp_path: Path) ->
     )
     assert done.returncode in (0, 2), done.stderr
     reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
-    assert reason != installing.INSTALL_HINT and "ccbridge" in reason  # ccbridge's own deny
+    assert reason != registrations.INSTALL_HINT and "ccbridge" in reason  # ccbridge's own deny
 
 
 def run_launcher(
@@ -134,7 +134,7 @@ def run_launcher(
 ) -> subprocess.CompletedProcess[bytes]:
     """The launcher as Claude Code runs it in the sandbox's project."""
     return subprocess.run(
-        ["sh", "-c", installing.launcher_command(str(event["hook_event_name"]))],
+        ["sh", "-c", registrations.launcher_command(str(event["hook_event_name"]))],
         input=encode(event),
         capture_output=True,
         env={**sandbox.env, "CLAUDE_PROJECT_DIR": str(sandbox.project), "PATH": path, **env},
@@ -160,9 +160,9 @@ def refused_inside(done: subprocess.CompletedProcess[bytes], where: str) -> None
     assert answer == {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
-        "permissionDecisionReason": installing.INSIDE_PROJECT_HINT,
+        "permissionDecisionReason": registrations.INSIDE_PROJECT_HINT,
     }
-    assert done.stderr.decode() == f"{installing.INSIDE_PROJECT_HINT} ({where})\n"
+    assert done.stderr.decode() == f"{registrations.INSIDE_PROJECT_HINT} ({where})\n"
 
 
 @pytest.mark.parametrize("entry", [".venv/bin", "node_modules/.bin", ".", ""])
@@ -227,7 +227,7 @@ def test_without_claude_project_dir_the_working_directory_is_the_project(
     planted(sandbox.project / ".venv" / "bin")
     env = {k: v for k, v in sandbox.env.items() if k != "CLAUDE_PROJECT_DIR"}
     done = subprocess.run(
-        ["sh", "-c", installing.launcher_command("PreToolUse")],
+        ["sh", "-c", registrations.launcher_command("PreToolUse")],
         input=encode(pre_tool_use("ls")),
         capture_output=True,
         env={**env, "PATH": f"{sandbox.project}/.venv/bin:{BARE_PATH}"},
@@ -246,7 +246,7 @@ def test_a_ccbridge_inside_the_project_on_other_events_tells_the_user(
     payload = {"hook_event_name": event, "session_id": "s", "cwd": str(sandbox.project)}
     done = run_launcher(sandbox, payload, f"{sandbox.project}/.venv/bin:{BARE_PATH}")
     assert done.returncode == 0
-    assert json.loads(done.stdout) == {"systemMessage": installing.INSIDE_PROJECT_HINT}
+    assert json.loads(done.stdout) == {"systemMessage": registrations.INSIDE_PROJECT_HINT}
 
 
 def test_a_ccbridge_beside_the_project_is_not_inside_it(sandbox: Sandbox) -> None:
@@ -257,7 +257,7 @@ def test_a_ccbridge_beside_the_project_is_not_inside_it(sandbox: Sandbox) -> Non
     done = run_launcher(sandbox, pre_tool_use("rm -rf /"), f"{sibling}:{BARE_PATH}")
     assert done.returncode in (0, 2), done.stderr
     reason = json.loads(done.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
-    assert reason not in (installing.INSTALL_HINT, installing.INSIDE_PROJECT_HINT)
+    assert reason not in (registrations.INSTALL_HINT, registrations.INSIDE_PROJECT_HINT)
     assert "ccbridge" in reason  # ccbridge's own deny
 
 
@@ -266,7 +266,7 @@ def test_doctor_fails_a_launcher_that_finds_no_ccbridge(sandbox: Sandbox) -> Non
     done = sandbox.run("doctor", "--json", env={"PATH": f"{sandbox.root / 'bin'}:{BARE_PATH}"})
     starts = [f for f in json.loads(done.stdout) if f["topic"] == "starts"]
     assert starts and all(f["level"] == "fail" for f in starts), starts
-    assert installing.INSTALL_HINT in starts[0]["message"]
+    assert registrations.INSTALL_HINT in starts[0]["message"]
     assert done.returncode == 1
 
 
@@ -286,7 +286,7 @@ def test_doctor_fails_a_launcher_that_finds_ccbridge_inside_the_project(
     starts = [f for f in json.loads(done.stdout) if f["topic"] == "starts"]
     assert starts and all(f["level"] == "fail" for f in starts), starts
     assert f"is {fake}, inside the project" in starts[0]["message"]
-    assert installing.INSIDE_PROJECT_HINT in starts[0]["message"]
+    assert registrations.INSIDE_PROJECT_HINT in starts[0]["message"]
     assert done.returncode == 1
 
 

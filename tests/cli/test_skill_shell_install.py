@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from tests.cli.test_doctor import fake_claude, findings
 from tests.cli.test_shared_registration import BARE_PATH, launch, registered
 from tests.support.sandbox import Sandbox
@@ -29,8 +29,8 @@ def test_registered_for_a_claude_that_sends_it(sandbox: Sandbox, version: str) -
     done = sandbox.run("install", "--local")
     assert done.returncode == 0, done.stderr
     [handler] = handlers_of(sandbox.project / ".claude" / "settings.local.json", EVENT)
-    assert installing.is_registration(handler)
-    assert handler["onFailure"] == "block" and handler["timeout"] == installing.CC_TIMEOUT
+    assert registrations.is_registration(handler)
+    assert handler["onFailure"] == "block" and handler["timeout"] == registrations.CC_TIMEOUT
     assert f"registered for {EVENT} (claude {version})" in done.stdout
     _code, found = findings(sandbox)
     assert found["skills"][0][0] == "ok", found["skills"]
@@ -89,8 +89,8 @@ def test_the_shared_launcher_refuses_the_inline_command_without_ccbridge(sandbox
     done = launch(command, event, BARE_PATH)
     assert done.returncode == 2, done
     answer = json.loads(done.stdout)
-    assert answer == {"decision": "block", "reason": installing.INSTALL_HINT}
-    assert installing.INSTALL_HINT in done.stderr.decode()
+    assert answer == {"decision": "block", "reason": registrations.INSTALL_HINT}
+    assert registrations.INSTALL_HINT in done.stderr.decode()
 
 
 def test_uninstall_takes_the_registration_out_again(sandbox: Sandbox) -> None:

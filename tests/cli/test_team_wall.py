@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from bridge import wall
-from bridge.commands import install as installing
+from bridge.config import registrations
 from tests.support.sandbox import Sandbox
 
 
@@ -19,7 +19,7 @@ def commands(settings: Path) -> dict[str, list[str]]:
     for event, groups in data.get("hooks", {}).items():
         for group in groups:
             for handler in group["hooks"]:
-                if installing.is_registration(handler):
+                if registrations.is_registration(handler):
                     found.setdefault(event, []).append(handler["command"])
     return found
 

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from bridge.commands import install as installing
+from bridge.config.registrations import is_registration
 from tests.support.sandbox import Sandbox
 
 TEAM_HOOKS = {
@@ -26,14 +26,14 @@ def commands(settings: dict[str, Any]) -> dict[str, list[str]]:
     for event, groups in settings.get("hooks", {}).items():
         for group in groups:
             for handler in group["hooks"]:
-                if not installing.is_registration(handler):
+                if not is_registration(handler):
                     found.setdefault(event, []).append(handler["command"])
     return found
 
 
-def registrations(settings: dict[str, Any]) -> int:
+def registered(settings: dict[str, Any]) -> int:
     return sum(
-        installing.is_registration(handler)
+        is_registration(handler)
         for groups in settings.get("hooks", {}).values()
         for group in groups
         for handler in group["hooks"]
@@ -59,7 +59,7 @@ def test_uninstall_without_a_record_puts_the_configs_hooks_back(tmp_path: Path) 
     done = teammate.run("uninstall")
     assert done.returncode == 0, done.stderr
     after = json.loads(teammate.settings.read_text())
-    assert registrations(after) == 0
+    assert registered(after) == 0
     # every team hook runs again from the settings file, once, under its matcher
     assert commands(after) == {
         "PreToolUse": ["./no-publish.sh"],
@@ -100,7 +100,7 @@ def test_uninstall_puts_back_hooks_added_to_the_config_after_install(sandbox: Sa
     done = sandbox.run("uninstall")
     assert done.returncode == 0, done.stderr
     after = json.loads(sandbox.settings.read_text())
-    assert registrations(after) == 0
+    assert registered(after) == 0
     assert commands(after) == {
         "PreToolUse": ["./no-publish.sh"],
         "SessionStart": ["echo hello-team"],

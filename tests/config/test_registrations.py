@@ -11,10 +11,9 @@ from typing import Any
 
 import pytest
 
-from bridge.commands.install import launcher_command, registration_command
 from bridge.commands.managed import hook_entry
 from bridge.config.cache import KEY_NAME, Cache, Surroundings, load
-from bridge.config.registrations import distinct
+from bridge.config.registrations import distinct, launcher_command, registration_command
 
 ABSOLUTE = registration_command("/opt/tools/bin/ccbridge")  # what `install --user` writes
 

@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from bridge.cli.goal_command import SESSION_ENV
-from bridge.commands.install import warm
+from bridge.config.registrations import warm
 from bridge.goal.authority import EventKind, MessageSource, SessionEvent
 from bridge.goal.model import Action, utc_now
 from bridge.goal.settings import DB_NAME

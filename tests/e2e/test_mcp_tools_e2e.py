@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 
 from .harness import (
     REPO_ROOT,
@@ -96,7 +96,7 @@ def installed(claude: Path, tmp_path: Path, registered: bool, wall: bool) -> Pro
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     assert ("sandbox" in settings) is wall, settings
     handlers = [h for group in settings["hooks"]["PreToolUse"] for h in group["hooks"]]
-    assert any(installing.is_registration(handler) for handler in handlers), settings
+    assert any(registrations.is_registration(handler) for handler in handlers), settings
     if not registered:
         del settings["hooks"]
         local = project / ".claude" / "settings.local.json"  # this machine's copy: out too

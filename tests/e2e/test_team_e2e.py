@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands.install import INSIDE_PROJECT_HINT, INSTALL_HINT
+from bridge.config.registrations import INSIDE_PROJECT_HINT, INSTALL_HINT
 
 from .harness import Result, ccbridge_executable, run_claude
 from .model_stub import Turn

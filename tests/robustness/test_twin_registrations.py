@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from bridge import coordination
-from bridge.commands.install import launcher_command, registration
+from bridge.config.registrations import launcher_command, registration
 from bridge.wire.answer import Answer
 from tests.support.sandbox import CCBRIDGE, Sandbox, pre_tool_use
 

@@ -19,7 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from bridge.warm import client
 from bridge.warm.server import RS, fallback, framed
 
@@ -70,7 +70,7 @@ def stand_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[StandI
 
 
 def registration(event: str = "PreToolUse") -> str:
-    return installing.warm(event, SLOW)
+    return registrations.warm(event, SLOW)
 
 
 def hook(command: str, event: bytes = EVENT, **env: str) -> subprocess.CompletedProcess[bytes]:
@@ -201,15 +201,15 @@ def test_without_socat_the_command_runs_and_asks_for_nothing(
 
 @pytest.mark.parametrize("event", sorted(client.EVENTS))
 def test_every_tool_event_is_wrapped_and_still_a_registration(event: str) -> None:
-    command = installing.launcher_command(event)
+    command = registrations.launcher_command(event)
     assert command.startswith(f"{client.FUNCTION}() {{ ")
     inner = client.unwrapped(command)
-    assert inner.startswith(installing.LAUNCHER_PREFIX) and client.FUNCTION not in inner
-    assert installing.is_registration({"type": "command", "command": command})
+    assert inner.startswith(registrations.LAUNCHER_PREFIX) and client.FUNCTION not in inner
+    assert registrations.is_registration({"type": "command", "command": command})
 
 
 def test_events_of_a_turn_are_not_wrapped() -> None:
-    assert installing.warm("Stop", "ccbridge run") == "ccbridge run"
+    assert registrations.warm("Stop", "ccbridge run") == "ccbridge run"
 
 
 def test_an_answer_the_client_cannot_split_is_not_framed() -> None:

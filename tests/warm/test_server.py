@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from bridge.commands import install as installing
+from bridge.config import registrations
 from bridge.warm.server import READ_TIMEOUT, code_signature, fallback
 from tests.robustness.test_time_bounds import SWALLOWS_THE_DEADLINE
 from tests.support.sandbox import CCBRIDGE, Sandbox, encode, pre_tool_use
@@ -64,8 +64,8 @@ class World:
         self.warm_dir = sandbox.state / "warm"
         self.socket = self.warm_dir / str(os.getpid())
         self.env = {**sandbox.env, "CLAUDE_PROJECT_DIR": str(sandbox.project)}
-        self.registration = installing.warm(
-            "PreToolUse", installing.registration_command(str(CCBRIDGE))
+        self.registration = registrations.warm(
+            "PreToolUse", registrations.registration_command(str(CCBRIDGE))
         )
         self.servers: list[int] = []
 
@@ -144,7 +144,8 @@ COMMANDS = ["ls -la", "rm -rf /", "git push --force origin main", "echo forbidde
 
 def test_a_warm_answer_is_the_answer_of_ccbridge_run(world: World) -> None:
     cold = [
-        world.call(command, installing.registration_command(str(CCBRIDGE))) for command in COMMANDS
+        world.call(command, registrations.registration_command(str(CCBRIDGE)))
+        for command in COMMANDS
     ]
     assert world.judges() == ["cold"] * len(COMMANDS)
     world.start()
@@ -160,7 +161,7 @@ def test_a_warm_answer_is_the_answer_of_ccbridge_run(world: World) -> None:
 
 
 def test_the_warm_call_is_audited_as_the_cold_one(world: World) -> None:
-    world.call("rm -rf /", installing.registration_command(str(CCBRIDGE)))
+    world.call("rm -rf /", registrations.registration_command(str(CCBRIDGE)))
     world.start()
     world.call("rm -rf /")
     cold, warm = world.sandbox.audit()[-2:]
