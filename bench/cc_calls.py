@@ -2,7 +2,8 @@
 """What a tool call costs through real Claude Code, ccbridge beside the peers a user would pick.
 
     python bench/cc_calls.py [--versions 2.1.332,2.1.335] [--rounds 5] [--calls 20]
-                             [--dippy DIR] [--ccbridge PATH] [--quick] [--out FILE]
+                             [--dippy DIR] [--ccbridge PATH] [--against PATH] [--quick]
+                             [--out FILE]
 
 One scripted session per case and round: the loopback model stand-in (tests/e2e/model_stub.py)
 asks for `Bash(true)` CALLS times, and Claude Code runs each call with the case's hooks. The
@@ -32,7 +33,9 @@ event and says nothing) unless said otherwise:
                             as its README says for a manual install
 
 ccbridge is installed as a user would (a clean virtual environment, a normal pip install of this
-checkout: bench/run.py's `make_venv`) unless --ccbridge names an executable. A peer that cannot
+checkout: bench/run.py's `make_venv`) unless --ccbridge names an executable; --against names
+another (an earlier commit installed the same way), installed `--no-sandbox` in a case of its
+own, so that a change is timed against what it changes in the same rounds. A peer that cannot
 be obtained is left out, and the reason printed. Every session must end with each call run and
 none refused (Dippy approves `true`; the others say nothing), or the run fails: a broken case is
 reported, not timed.
@@ -74,6 +77,7 @@ USER_HOOK = (
 )
 SAFETY_NET = "cc-safety-net"
 SESSION_TIMEOUT = 300.0
+AGAINST = "ccbridge --no-sandbox, --against"  # the case of the other ccbridge
 
 
 class CaseError(RuntimeError):
@@ -336,6 +340,11 @@ def prepare(
 
     bare = new_case(work, "ccbridge --no-sandbox", env)
     install_ccbridge(bare, ccbridge, "--no-sandbox")
+    if args.against:  # another ccbridge (an earlier commit's install), in the same rounds
+        found = os.pathsep.join([str(Path(args.against).parent), env.get("PATH", "")])
+        other = new_case(work, AGAINST, {**env, "PATH": found})
+        install_ccbridge(other, args.against, "--no-sandbox")
+        cases.append(other)
     if not args.no_wall:
         walled = new_case(work, "ccbridge (wall)", env)
         install_ccbridge(walled, ccbridge)
@@ -373,6 +382,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--dippy", help="a Dippy work tree or bare git directory")
     parser.add_argument("--ccbridge", help="this ccbridge executable, not a clean install")
+    parser.add_argument(
+        "--against", help=f"another ccbridge executable, timed in the same rounds as {AGAINST!r}"
+    )
     parser.add_argument("--no-peers", action="store_true", help="leave the peers out")
     parser.add_argument("--no-wall", action="store_true", help="leave the sandboxed cases out")
     parser.add_argument("--quick", action="store_true", help="1 round of 4 calls, one version")

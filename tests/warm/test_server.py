@@ -7,6 +7,7 @@ is replaced."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import json
 import os
@@ -299,6 +300,58 @@ def test_a_client_that_connects_and_says_nothing_holds_up_no_other_call(world: W
         assert time.monotonic() - started < READ_TIMEOUT / 2
     assert code == 2 and b"no forbidden things" in out
     assert world.judges() == ["warm"]
+
+
+def test_spares_rehearse_without_running_the_projects_hooks_or_writing_the_audit(
+    world: World,
+) -> None:
+    """A spare judges a made-up call before it waits (bridge.warm.rehearsal): the project's
+    sub-hook never runs for it and the audit log holds only the real call."""
+    world.start()
+    until = time.monotonic() + START_WAIT
+    while len(spares(world)) < 2:  # the second spare rehearses before it waits
+        assert time.monotonic() < until, "the spares never came"
+        time.sleep(0.05)
+    time.sleep(1.0)  # time for a rehearsal (some 10 ms) on a loaded machine
+    assert world.judges() == []
+    assert world.sandbox.audit() == []
+    world.call("ls")
+    assert world.judges() == ["warm"]
+    assert [record["event"] for record in world.sandbox.audit()] == ["PreToolUse"]
+
+
+def spares(world: World) -> list[int]:
+    """The children of the server this test started last (waiting, or judging a call)."""
+    server = world.servers[-1]
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            text = stat.read_text()
+            if int(text[text.rfind(")") + 2 :].split()[1]) == server:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def test_while_a_call_is_judged_one_spare_waits_and_two_after(world: World) -> None:
+    """A new spare's fork and rehearsal would take CPU from the call being judged: one spare is
+    kept for a call that comes meanwhile, the second is forked once the call is over."""
+    hook = world.sandbox.script("slow.sh", "cat >/dev/null; sleep 2")
+    config = {"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": str(hook)}]}]}}
+    world.sandbox.write(world.sandbox.config, json.dumps(config))
+    world.start()
+    until = time.monotonic() + START_WAIT
+    while len(spares(world)) < 2:
+        assert time.monotonic() < until, "the spares never came"
+        time.sleep(0.05)
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        call = pool.submit(world.call, "ls")
+        time.sleep(1.0)  # the call's child runs the slow hook
+        assert len(spares(world)) == 2  # the judging child and one spare
+        assert call.result(timeout=60)[0] == 0
+    until = time.monotonic() + START_WAIT
+    while len(spares(world)) < 2:
+        assert time.monotonic() < until, "no second spare after the call"
+        time.sleep(0.05)
 
 
 def test_the_code_signature_sees_an_upgrade(tmp_path: Path) -> None:
