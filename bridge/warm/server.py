@@ -45,8 +45,15 @@ SEND_TIMEOUT = 5.0
 MAX_EVENT = 64 * 1024 * 1024  # what a child reads; the event reader denies what is too large
 WARM_DIRECTORY = "warm"
 # Loaded once here so that no child pays for them: all of ccbridge but the command line's
-# (click, pydantic) and what only runs outside a hook call.
-NOT_WARMED = ("bridge.cli", "bridge.commands", "bridge.__main__", "bridge.config.build")
+# (click, pydantic) and what only runs outside a hook call (compiling a config, doctor's checks).
+NOT_WARMED = (
+    "bridge.cli",
+    "bridge.commands",
+    "bridge.__main__",
+    "bridge.config.build",
+    "bridge.config.hook_commands",
+    "bridge.config.schema",
+)
 
 
 def directory(env: object = os.environ) -> str:
@@ -158,14 +165,26 @@ def _listen(name: str, watched: int, served: ProcessIdentity) -> None:
 def _warm_up() -> None:
     """Import ccbridge's modules a call may need (one that fails to import is left to the call,
     which then fails closed as `ccbridge run` would)."""
-    import pkgutil
+    for name in warmed():
+        with contextlib.suppress(Exception):
+            __import__(name)
 
-    import bridge
 
-    for found in pkgutil.walk_packages(bridge.__path__, "bridge."):
-        if not found.name.startswith(NOT_WARMED):
-            with contextlib.suppress(Exception):
-                __import__(found.name)
+def warmed(root: str = PACKAGE) -> list[str]:
+    """The modules `_warm_up` imports: found on disk, not by importing each package to walk it
+    (pkgutil.walk_packages), which would load the command line's packages, click and pydantic
+    with them, into every child."""
+    found = []
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(d for d in subdirectories if d != "__pycache__")
+        package = os.path.relpath(directory, os.path.dirname(root)).replace(os.sep, ".")
+        for file in sorted(files):
+            if file.endswith(".py"):
+                stem = file[:-3]
+                name = package if stem == "__init__" else f"{package}.{stem}"
+                if not any(name == n or name.startswith(n + ".") for n in NOT_WARMED):
+                    found.append(name)
+    return found
 
 
 class _Pool:

@@ -354,6 +354,24 @@ def test_while_a_call_is_judged_one_spare_waits_and_two_after(world: World) -> N
         time.sleep(0.05)
 
 
+def test_the_server_loads_what_a_call_needs_and_not_the_command_lines_packages() -> None:
+    """The warm-up finds ccbridge's modules on disk: importing each package to walk it would load
+    click and pydantic (the command line, compiling a config) into the server and every child."""
+    probe = (
+        "import sys; from bridge.warm import server; server._warm_up(); "
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('bridge', 'click', 'pydantic', 'yaml'))))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", probe], capture_output=True, text=True, check=True
+    )
+    loaded = set(done.stdout.split())
+    assert {"bridge.hookcall", "bridge.engine", "bridge.guards.protect.protect_paths"} <= loaded
+    assert {"bridge.warm.rehearsal", "bridge.subhooks.runner", "bridge.goal.cc"} <= loaded
+    assert not {name for name in loaded if name.split(".")[0] in ("click", "pydantic", "yaml")}
+    assert not {name for name in loaded if name.startswith(("bridge.cli", "bridge.commands"))}
+
+
 def test_the_code_signature_sees_an_upgrade(tmp_path: Path) -> None:
     """What ends a server once ccbridge's files change (an upgrade): a changed, added or
     removed module changes the signature; byte code caches do not."""
