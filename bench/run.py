@@ -649,15 +649,7 @@ def goal_history(size: int) -> list[tuple[str, bool]]:
 
 def bench_goal(bench: Bench) -> None:
     section = "Goal authority check with N events in the session log"
-    try:
-        measure_goal(bench, section)
-    except (ImportError, AttributeError, TypeError, ValueError) as error:  # an API still moving
-        bench.skipped.append(f"{section}: not available yet ({type(error).__name__}: {error})")
-        print(f"-- {bench.skipped[-1]}", flush=True)
-
-
-def measure_goal(bench: Bench, section: str) -> None:
-    from bridge.goal.authority import EventKind, Level, SessionEvent, Source, authorize
+    from bridge.goal.authority import EventKind, Level, MessageSource, SessionEvent, authorize
     from bridge.goal.model import Action
     from bridge.goal.store import GoalStore
 
@@ -668,7 +660,7 @@ def measure_goal(bench: Bench, section: str) -> None:
         store = GoalStore.open(paths[size])
         with store.write() as tx:
             for kind, human in goal_history(size):
-                source = Source.human() if human else None
+                source = MessageSource.human() if human else None
                 tx.append_event(session, SessionEvent(EventKind(kind), source), at)
         store.close()
 
@@ -750,12 +742,12 @@ def bench_warm(bench: Bench) -> None:
         server.wait()
     user = medians["user"][0] * 1000
     bench.add(Row(section, "the user's hook alone (sh, as Claude Code runs it)", user))
-    for name, case in (
+    for name, label in (
         ("cold", "cold: the registration runs ccbridge run"),
         ("warm", "warm: the registration hands the call to the server"),
     ):
         wall, cpu = (value * 1000 for value in medians[name])
-        bench.add(Row(section, case, wall, ratios=(Ratio("user hook", user),), cpu=cpu))
+        bench.add(Row(section, label, wall, ratios=(Ratio("user hook", user),), cpu=cpu))
 
 
 # What `ccbridge install --user` registers for PreToolUse with this ccbridge, as the installed

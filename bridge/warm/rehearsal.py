@@ -56,11 +56,17 @@ def event(cwd: str) -> bytes:
     )
 
 
-def rehearse() -> None:
-    """Judge the made-up call in this process, leaving nothing behind outside it."""
-    # The real call does the same work and reports its own failures.
+def rehearse() -> str | None:
+    """Judge the made-up call in this process, leaving nothing behind outside it; its decision,
+    None where it failed (the real call does the same work and reports its own failures). It
+    runs in the project, where the session's calls mostly do: the server's own directory is its
+    socket's, inside ccbridge's state, where self-protection would refuse the made-up call and
+    the rehearsal would walk the refusal's path instead of ordinary work's."""
+    from bridge.paths import project_dir
+
     with contextlib.suppress(Exception):
-        judge(os.getcwd(), os.environ)
+        return judge(project_dir(os.environ), os.environ)
+    return None
 
 
 def judge(cwd: str, env: Mapping[str, str]) -> str:

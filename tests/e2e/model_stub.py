@@ -14,7 +14,7 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 SIDE_REPLY = "Stub title"
 SCRIPT_DONE_REPLY = "Done."
@@ -148,7 +148,7 @@ class ModelStub:
         host, port = self._server.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def __enter__(self) -> ModelStub:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 

@@ -79,8 +79,30 @@ def test_the_same_call_for_real_leaves_every_mark(project: Sandbox) -> None:
     assert len(project.audit()) == 1
 
 
+def test_a_spare_rehearses_in_the_project_not_in_the_servers_directory(project: Sandbox) -> None:
+    """The server runs in its socket's directory, inside ccbridge's state: judged there, the
+    made-up call would be refused by self-protection, a path ordinary work never takes."""
+    warm = project.state / "warm"
+    warm.mkdir()
+    probe = "from bridge.warm import rehearsal; print(rehearsal.rehearse())"
+    env = {**project.env, "CLAUDE_PROJECT_DIR": str(project.project)}
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", probe], capture_output=True, text=True, cwd=warm, env=env
+    )
+    assert done.stdout.split() == ["none"], done.stderr
+    there = subprocess.run(
+        [sys.executable, "-I", "-c", REHEARSE.replace("os.getcwd()", repr(str(warm)))],
+        capture_output=True,
+        text=True,
+        cwd=warm,
+        env=env,
+    )
+    assert there.stdout.split() == ["deny"], there.stderr  # the control: what it would walk
+
+
 def test_a_rehearsal_that_fails_is_ignored(project: Sandbox) -> None:
-    """Its working directory gone: the rehearsal's work fails, the spare goes on to wait."""
+    """No project named and its working directory gone: the rehearsal's work fails, and the
+    spare goes on to wait."""
     gone = project.root / "gone"
     gone.mkdir()
     script = (
@@ -88,15 +110,17 @@ def test_a_rehearsal_that_fails_is_ignored(project: Sandbox) -> None:
         "from bridge.warm import rehearsal\n"
         "try:\n    rehearsal.judge(os.getcwd(), os.environ)\n"
         "except OSError:\n    print('failed')\n"
-        "rehearsal.rehearse()\nprint('went on')\n"
+        "print(rehearsal.rehearse())\nprint('went on')\n"
     )
     done = subprocess.run(
         [sys.executable, "-I", "-c", script],
         capture_output=True,
         text=True,
-        env={**project.env, "CLAUDE_PROJECT_DIR": str(project.project)},
+        env=project.env,  # no project named: the rehearsal looks where it runs
         timeout=60,
         check=False,
     )
-    assert (done.returncode, done.stdout.split()) == (0, ["failed", "went", "on"]), done.stderr
+    assert (done.returncode, done.stdout.split()) == (0, ["failed", "None", "went", "on"]), (
+        done.stderr
+    )
     assert marks(project) == []
