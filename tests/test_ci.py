@@ -237,8 +237,8 @@ def test_ci_checks_style_and_types_before_the_tests() -> None:
             "python3 -m mypy",
         )
     ]
-    packages = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mypy"]["packages"]
-    assert sorted(packages) == ["bridge", "tests"]
+    files = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["mypy"]["files"]
+    assert sorted(files) == ["bench", "bridge", "tests"]
     readme = (REPO / "README.md").read_text().split("```sh\n", 1)[1].splitlines()[1]
     assert lines[-1] == readme
     assert all("pytest" not in line for line in lines[: max(checks)])
