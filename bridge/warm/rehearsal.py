@@ -8,9 +8,9 @@ child judged a Bash call with both guards and one sub-hook in 7.3 to 8.1 ms, and
 spare waits for a call, not while Claude Code waits for the answer.
 
 What it runs, and why nothing outside the child sees it:
-- the config, loaded as `ccbridge run` would load it for the server's own environment and
-  directory (read from the cache; where the cache does not hold it, compiled and cached, as the
-  next call would do anyway);
+- the config, loaded as `ccbridge run` would load it in the session's project (the server's
+  environment, a hook's, names it) from the cache; where the cache does not hold it, compiled
+  and cached, as the next call would do anyway;
 - a made-up PreToolUse of Bash (REHEARSED) through `engine.handle`, with that config's
   protection level but none of its hooks or policies (user code is never run on a made-up
   event): ccbridge's two ready-made guards (GUARDS) and one sub-hook that runs `exit 0`;
