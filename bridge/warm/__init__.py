@@ -4,7 +4,8 @@ call does not pay a Python start (about 30 ms of the 45 a call cost; docs/perfor
 How a call goes (`client.py` writes the shell that does it into the registration):
 1. The registration, run by Claude Code under `sh -c`, finds `<state>/warm/<its parent pid>`, a
    Unix socket, and hands the event to it with `socat`.
-2. The server (`server.py`) forks a child per connection. The child answers only a client whose
+2. The server (`server.py`) has children waiting for connections (one serves calls one after
+   another, until a call loads code that is not ccbridge's). The child answers only a client whose
    process chain is `socat`, then shells, then the very Claude Code process the server was
    started for (`peer.py`): the shape Claude Code's hook runner makes, and one that no command
    of the model's Bash tool has (its shell carries the tool's marks, and inside the sandbox

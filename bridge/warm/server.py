@@ -3,9 +3,13 @@
 It serves one Claude Code process (the pid and start time it was started with) on the socket
 `<state>/warm/<pid>`, and ends when that process does, after IDLE seconds with no call, or once
 ccbridge's own files change (an upgrade: the next call starts a server of the new code). Each
-call is taken by a child forked ahead of it (`_Pool`), so a call keeps the process isolation of
-`ccbridge run`: its own environment, working directory, deadline, sub-hook containment and
-exit, nothing left behind in the server. The child's answer goes back framed as
+call is taken by a child forked ahead of it (`_Pool`), which takes on the hook process's
+environment, working directory and umask for the call and has the call's own deadline and
+sub-hook containment, as `ccbridge run` does; nothing is left behind in the server. A child then
+waits for another call, up to CALLS_PER_CHILD of them (no fork, no copied memory a call), unless
+a call loaded code that is not ccbridge's or the standard library's (a policy file: loaded once
+per process, an edit would go unseen), or the deadline's hard stop ended it. The child's
+answer goes back framed as
 
     A RS <exit code> RS <stdout> RS <stderr> RS      or      F RS <event> RS
 
@@ -40,6 +44,8 @@ FALLBACK = b"F" + RS  # and the event, and RS
 IDLE = 900.0  # seconds without a call before the server ends (the next call starts one)
 MOST_AT_ONCE = 16  # children at once, waiting or judging
 SPARES = 2  # children waiting for a call
+CALLS_PER_CHILD = 200  # calls a child serves, one after another, before a fresh one takes over
+_OWN_OR_STANDARD = frozenset({"bridge", *sys.stdlib_module_names, *sys.builtin_module_names})
 READ_TIMEOUT = 10.0  # for the client's event, once connected
 SEND_TIMEOUT = 5.0
 MAX_EVENT = 64 * 1024 * 1024  # what a child reads; the event reader denies what is too large
@@ -189,9 +195,10 @@ def warmed(root: str = PACKAGE) -> list[str]:
 
 class _Pool:
     """Children forked ahead of the calls (SPARES of them waiting in `accept`), so that no call
-    waits for a fork: a child that took a connection says so on `taken`, and the server forks
-    the next spare. At most MOST_AT_ONCE children live at once; a connection past them waits in
-    the socket's queue for the next spare.
+    waits for a fork: a child that took a connection says so on `taken` (its pid), and again
+    when it waits for another call (minus its pid); the server forks the next spare as needed.
+    At most MOST_AT_ONCE children live at once; a connection past them waits in the socket's
+    queue for the next spare.
 
     A spare rehearses a call before it waits (bridge.warm.rehearsal), unless no other spare is
     waiting: then a call may be waiting for it. While a call is judged only one spare is kept
@@ -216,15 +223,23 @@ class _Pool:
                 self._spare(rehearse)  # never returns
             self.spares.add(pid)
 
-    def took(self) -> int:
-        """Read which spare took a connection; it is busy from now on."""
-        pid = int.from_bytes(os.read(self.taken_read, 4), "little")
+    def took(self) -> bool:
+        """Read which child took a connection (it is busy from now on; True) or is waiting for
+        one again after its call (False)."""
+        said = int.from_bytes(os.read(self.taken_read, 4), "little", signed=True)
+        pid = abs(said)
+        if said < 0:
+            ended = self.busy.pop(pid, None)
+            if ended is not None:
+                os.close(ended)
+            self.spares.add(pid)
+            return False
         self.spares.discard(pid)
         try:
             self.busy[pid] = os.pidfd_open(pid)
         except OSError:  # not to be had: its end is seen at the next wake-up instead
             self.busy[pid] = None
-        return pid
+        return True
 
     def ended(self) -> list[int]:
         """What to wait on for a busy child's end."""
@@ -258,15 +273,25 @@ class _Pool:
         os.close(self.taken_read)
         if rehearse:
             rehearsal.rehearse()  # its pages copied now, not on the call's time
+        loaded = frozenset(sys.modules)
         try:
-            connection, _ = self.listener.accept()
-            os.write(self.taken_write, os.getpid().to_bytes(4, "little"))
-            _die_with_parent(False)  # a call once taken is answered, whatever the server does
+            for _ in range(CALLS_PER_CHILD):
+                connection, _address = self.listener.accept()
+                self._say(os.getpid())
+                _die_with_parent(False)  # a call once taken is answered, whatever the server does
+                _answer(connection, self.served)
+                if not _may_serve_again(loaded):
+                    break
+                _die_with_parent(True)
+                if os.getppid() != self.server:
+                    break
+                self._say(-os.getpid())
         except BaseException:
-            os._exit(0)
-        self.listener.close()
-        os.close(self.taken_write)
-        _answer(connection, self.served)
+            pass  # nothing here may run on into the server's code (this is a fork of it)
+        os._exit(0)
+
+    def _say(self, pid: int) -> None:
+        os.write(self.taken_write, pid.to_bytes(4, "little", signed=True))
 
 
 def _die_with_parent(on: bool) -> None:
@@ -295,8 +320,7 @@ def _accept_calls(
             ready, _, _ = select.select([pool.taken_read, watched, *pool.ended()], [], [], wait)
             if watched in ready:
                 return  # Claude Code ended
-            if pool.taken_read in ready:
-                pool.took()
+            if pool.taken_read in ready and pool.took():
                 last_call = time.monotonic()
             elif not ready and not pool.busy and time.monotonic() - last_call >= IDLE:
                 return
@@ -304,8 +328,10 @@ def _accept_calls(
         pool.stop()
 
 
-def _answer(connection: socket.socket, served: ProcessIdentity) -> NoReturn:
-    """A child: judge the client's event as `ccbridge run` would, send the answer, end."""
+def _answer(connection: socket.socket, served: ProcessIdentity) -> None:
+    """A child: judge the client's event as `ccbridge run` would and send the answer. Where no
+    judgement was made (not a hook's client, an unreadable event) or the deadline's hard stop
+    answered, the child ends here."""
     event = b""
     try:
         connection.settimeout(READ_TIMEOUT)
@@ -336,9 +362,27 @@ def _answer(connection: socket.socket, served: ProcessIdentity) -> NoReturn:
             _quietly_send(connection, answer or fallback(event))
         os._exit(done[0])
 
-    deadline.end = finish
+    deadline.end = finish  # the hard stop answers, then ends the child
     code = run(None, io.BytesIO(event), sys.stdout.buffer, sys.stderr, os.environ, None)
-    finish(code)
+    deadline.end = os._exit
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    connection.settimeout(SEND_TIMEOUT)
+    _quietly_send(connection, framed(code, *map(_contents, captured)) or fallback(event))
+    connection.close()
+    for fd in captured:
+        os.close(fd)
+    gc.collect()  # gc is off in the children: what this call left in cycles, after its answer
+
+
+def _may_serve_again(loaded: frozenset[str]) -> bool:
+    """Whether a child may take another call: not once a call has loaded code that is neither
+    ccbridge's nor the standard library's (a policy file, a policy module; what the server had
+    loaded before, `loaded`, is its own). Loaded once per process, an edit to it would go unseen
+    by the next call and its module state would carry over; a fresh child loads it anew, as
+    `ccbridge run` does."""
+    return all(name.partition(".")[0] in _OWN_OR_STANDARD for name in set(sys.modules) - loaded)
 
 
 def fallback(event: bytes) -> bytes:

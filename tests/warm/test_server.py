@@ -372,6 +372,47 @@ def test_the_server_loads_what_a_call_needs_and_not_the_command_lines_packages()
     assert not {name for name in loaded if name.startswith(("bridge.cli", "bridge.commands"))}
 
 
+# A sub-hook that writes down the pid of the warm child that ran it (the first process above it
+# with the server's command line).
+CHILD = r"""cat >/dev/null; p=$PPID
+while [ "$p" -gt 1 ]; do
+  case $(tr '\0' ' ' < /proc/$p/cmdline) in *" warm-serve "*) echo "$p" >> CHILDREN; exit 0;; esac
+  p=$(sed 's/.*) //' /proc/$p/stat | cut -d' ' -f2)
+done"""
+
+
+def children_of_calls(world: World, calls: int, **config: object) -> list[str]:
+    """The warm child of each of `calls` calls, with `config` beside a sub-hook that says it."""
+    record = world.sandbox.root / "children"
+    hook = world.sandbox.script("child.sh", CHILD.replace("CHILDREN", str(record)))
+    handler = {"type": "command", "command": str(hook)}
+    body = {**config, "hooks": {"PreToolUse": [{"hooks": [handler]}]}}
+    world.sandbox.write(world.sandbox.config, json.dumps(body))
+    world.start()
+    for _ in range(calls):
+        assert world.call("ls")[0] == 0
+        time.sleep(0.3)  # the child is back to waiting
+    return record.read_text().split()
+
+
+def test_a_child_serves_one_call_after_another(world: World) -> None:
+    children = children_of_calls(world, 4)
+    assert len(children) == 4
+    assert len(set(children)) < 4  # no fork a call
+
+
+def test_a_call_that_loaded_a_policy_file_ends_its_child(world: World) -> None:
+    """A policy file is loaded once per process: the child that loaded it takes no other call,
+    so an edit to it counts from the next call on, as with `ccbridge run`."""
+    policy = world.sandbox.root / "mine.py"
+    policy.write_text("def guard(execution):\n    return None\n")
+    children = children_of_calls(world, 3, policies={"guards": [f"{policy}:guard"]})
+    assert len(set(children)) == 3
+    policy.write_text("def guard(execution):\n    return 'edited: no ls'\n")
+    code, out, _ = world.call("ls")
+    assert code == 2 and "edited: no ls" in out.decode()
+
+
 def test_the_code_signature_sees_an_upgrade(tmp_path: Path) -> None:
     """What ends a server once ccbridge's files change (an upgrade): a changed, added or
     removed module changes the signature; byte code caches do not."""
