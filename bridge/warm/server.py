@@ -354,26 +354,28 @@ def _answer(connection: socket.socket, served: ProcessIdentity) -> None:
     def finish(code: int) -> NoReturn:
         if not done:
             done.append(code)
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(OSError, ValueError):
-                    stream.flush()
-            connection.settimeout(SEND_TIMEOUT)
-            answer = framed(code, *map(_contents, captured))
-            _quietly_send(connection, answer or fallback(event))
+            _send_answer(connection, code, captured, event)
         os._exit(done[0])
 
     deadline.end = finish  # the hard stop answers, then ends the child
     code = run(None, io.BytesIO(event), sys.stdout.buffer, sys.stderr, os.environ, None)
     deadline.end = os._exit
+    _send_answer(connection, code, captured, event)
+    connection.close()
+    for fd in captured:
+        os.close(fd)
+    gc.collect()  # gc is off in the children: what this call left in cycles, after its answer
+
+
+def _send_answer(
+    connection: socket.socket, code: int, captured: tuple[int, int], event: bytes
+) -> None:
+    """What the call printed, framed (or handed back where it cannot be), to the client."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
     connection.settimeout(SEND_TIMEOUT)
     _quietly_send(connection, framed(code, *map(_contents, captured)) or fallback(event))
-    connection.close()
-    for fd in captured:
-        os.close(fd)
-    gc.collect()  # gc is off in the children: what this call left in cycles, after its answer
 
 
 def _may_serve_again(loaded: frozenset[str]) -> bool:
