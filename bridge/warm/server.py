@@ -202,9 +202,10 @@ class _Pool:
 
     A spare rehearses a call before it waits (bridge.warm.rehearsal), unless no other spare is
     waiting: then a call may be waiting for it. While a call is judged only one spare is kept
-    ready, for a call that comes meanwhile; the rest are forked once it is over (`ended`: a
-    pidfd of each busy child): a new spare's fork and rehearsal take some 10 ms of CPU, which
-    on two cores the judging child would otherwise wait for."""
+    ready, for a call that comes meanwhile; once it is over (`ended`: a pidfd of each busy
+    child) its child waits again, or where it ended the missing spare is forked then: a new
+    spare's fork and rehearsal take some 10 ms of CPU, which on two cores the judging child
+    would otherwise wait for."""
 
     def __init__(self, listener: socket.socket, served: ProcessIdentity, closes: list[int]) -> None:
         self.listener, self.served, self.closes = listener, served, closes
