@@ -337,6 +337,17 @@ def inline_scripts(argv: "tuple[str, ...]", redirects: "tuple[Redirect, ...]") -
     return [source.text] if source is not None and source.kind in ("inline", "stdin") else []
 
 
+def inline_programs(
+    argv: "tuple[str, ...]", redirects: "tuple[Redirect, ...]"
+) -> "tuple[str, ...]":
+    """The code a non-shell interpreter runs from its arguments or stdin (`python -c CODE`,
+    `node <<EOF`): the counterpart of `inline_scripts`, read as code, not as commands."""
+    source = program(argv, redirects)
+    if source is None or source.kind not in ("inline", "stdin") or interpreter(argv) in SHELLS:
+        return ()
+    return (source.text,)
+
+
 def _exec_argv(words: "tuple[str, ...]") -> "tuple[str, ...]":
     """The command of a `find -exec`, which ends at `;` or at `{} +`."""
     for i, word in enumerate(words):

@@ -219,7 +219,7 @@ MUTANTS = (
     Mutant(
         "self-protection-question-hides-a-denial",
         "bridge/guards/protect/protect_paths.py",
-        "    for reason in reasons:\n        if reason and not isinstance(reason, _RunTime):\n",
+        "    for reason in reasons:\n        if reason and not isinstance(reason, RunTime):\n",
         "    for reason in reasons:\n        if reason:\n",
         ("tests/guards/protect/test_self_protection_variants.py",),
         "a question from one value of a variable never hides another value's certain denial",

@@ -51,17 +51,27 @@ import posixpath
 
 from bridge.guards.protect import (
     ANY_ABOVE,
+    CODE_WRITES,
+    COPIERS,
+    DECLARERS,
+    EXTRACTORS,
     MOVERS,
     NOT_ABOVE,
-    PARENT_ABOVE,
+    READ_CLOSELY,
+    SCRIPTED,
+    WRITERS,
+    RunTime,
     Target,
+    asked_as,
+    shown,
+    source_text,
 )
 from bridge.guards.protect.entries import GLOB_CHARS, Protection, entries_of, is_template
 from bridge.paths import CC_SETTINGS_PATTERNS
 from bridge.pipeline import Ask, Execution, Guard
 from bridge.pipeline.valueclass import Record
 from bridge.shell import Lazy
-from bridge.shell.runners import SHELLS, interpreter, program, skip_options
+from bridge.shell.runners import SHELLS, inline_programs, interpreter, program, skip_options
 from bridge.shell.syntax import Script, SimpleCommand, Unparseable, bash_script, expand_home, parse
 from bridge.wire import READ_ONLY_TOOLS
 
@@ -83,20 +93,6 @@ PATH_TOOLS = {
 }
 # Tools that write several files, named in a list (a Codex patch: bridge.wire.hosts.codex).
 PATHS_TOOLS = {"apply_patch": "file_paths"}
-# Commands that write, move, delete or re-permission the files they name.
-WRITERS = frozenset(
-    {
-        *("tee", "mv", "cp", "rm", "rmdir", "unlink", "ln", "truncate", "install", "touch"),
-        *("chmod", "chown", "chgrp", "shred", "rsync", "dd", "patch", "chattr", "setfacl"),
-        *("ed", "red", "ex", "vi", "vim", "nvim", "emacs", "nano", "sponge", "sqlite3"),
-        *("gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "zstd", "unzstd", "split"),
-    }
-)
-# The commands whose targets bridge.guards.protect.writes reads closely (and git's writing ones).
-COPIERS = frozenset({"cp", "install", "rsync"})  # sources are read: only an exact hit counts
-EXTRACTORS = frozenset({"tar", "bsdtar", "unzip", "7z", "7za", "7zr", "cpio", "ar", "jar"})
-_READ_CLOSELY = COPIERS | MOVERS | EXTRACTORS | {"find", "patch"}
-SCRIPTED = frozenset({"sed", "awk", "gawk", "mawk", "nawk"})  # sed `w`, awk `print > f`
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".z", ".Z")
 # Commands whose words are only read or printed: an unresolvable word in them writes nothing.
 _READERS = frozenset(
@@ -116,7 +112,6 @@ _GIT_READERS = frozenset(
     {"status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "grep", "commit", "add"}
     | {"branch", "tag", "fetch", "push", "remote", "describe", "shortlog", "config"}
 )
-_DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
 # Git words that make a reading verb write a file or run code (`git diff --output=F`).
 _GIT_UNREAD = ("-c", "--config-env", "--output", "-O", "--open-files-in-pager", "--ext-diff")
 _MOVES = ("cd", "pushd", "popd")
@@ -124,10 +119,6 @@ _CODE_TOKEN_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&+]+")
 _CODE_DESTROYS = Lazy(
     r"rmtree|rename|replace|remove|unlink|move|copytree|chmod|extractall|rmSync|renameSync"
     r"|unlinkSync|rm_rf|\brm\b|\bmv\b"
-)
-_CODE_WRITES = Lazy(
-    r"open|write|dump|save|rename|replace|remove|unlink|rmtree|rmSync|system|subprocess|exec"
-    r"|spawn|popen|sqlite|connect|chmod|symlink|copy|move|truncate|print\s*>|>"
 )
 _VARIABLE = Lazy(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
 _TMPDIR = Lazy(r"\$(?:TMPDIR\b|\{TMPDIR(?::?[-=]([^}$`]*))?\})")
@@ -141,15 +132,15 @@ def protected_paths_guard(paths: "Sequence[str | Path]", label: str = "protected
         script = bash_script(tool_input)
         if isinstance(script, str):
             return script
-        reason = _Bash(protection, None, cwd, None).judge(script, "")
+        reason = BashCall(protection, None, cwd, None).judge(script, "")
         text = str(tool_input["command"])
-        if isinstance(reason, _RunTime) and "=" in text:  # a value the line sets is known
+        if isinstance(reason, RunTime) and "=" in text:  # a value the line sets is known
             from bridge.shell.variables import with_literal_values
 
             variants = with_literal_values(script, text)
-            judged = (_Bash(protection, None, cwd, None)._script(v) for v in variants)
-            reason = next((r for r in judged if r and not isinstance(r, _RunTime)), reason)
-        return Ask(reason) if isinstance(reason, _RunTime) else reason
+            judged = (BashCall(protection, None, cwd, None)._script(v) for v in variants)
+            reason = next((r for r in judged if r and not isinstance(r, RunTime)), reason)
+        return Ask(reason) if isinstance(reason, RunTime) else reason
 
     def guard(execution: "Execution") -> "str | Ask | None":
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
@@ -221,8 +212,8 @@ def self_protection_guard(
         if isinstance(script, str):
             return f"{SELF_PROTECTION}: {script}"
         text = str(tool_input.get("command", ""))
-        reason = _Bash(writes, sealed, cwd, context).judge(script, text)
-        return Ask(reason) if isinstance(reason, _RunTime) else reason
+        reason = BashCall(writes, sealed, cwd, context).judge(script, text)
+        return Ask(reason) if isinstance(reason, RunTime) else reason
 
     def guard(execution: "Execution") -> "str | Ask | None":
         if execution.tool_name in PATH_TOOLS or execution.tool_name in PATHS_TOOLS:
@@ -245,24 +236,14 @@ def self_protection_guard(
     return guard
 
 
-class _RunTime(str):
-    """A reason about what only the run would tell, in a line that names nothing protected:
-    the guard asks, it does not deny."""
-
-
 def _first(reasons: "Iterable[str | None]") -> "str | None":
     """The first denial, else the first question: a question never hides a denial."""
     question = None
     for reason in reasons:
-        if reason and not isinstance(reason, _RunTime):
+        if reason and not isinstance(reason, RunTime):
             return reason
         question = question or reason
     return question
-
-
-def _as(reason: "str | None", text: str) -> str:
-    """`text`, a question again if `reason` was one (a nested reason keeps its kind)."""
-    return _RunTime(text) if isinstance(reason, _RunTime) else text
 
 
 class _Strict(Record, frozen=True, slots=True):
@@ -299,7 +280,7 @@ def _one_path(
     return f"{protection.label}: {execution.tool_name} to {path} is denied (matches {spec!r})"
 
 
-class _Bash:
+class BashCall:
     """One Bash call judged; `strict` (self-protection) fails closed on what it cannot read."""
 
     def __init__(
@@ -317,8 +298,8 @@ class _Bash:
         self.bases: tuple[str, ...] | None = (cwd,)
         self.assigned: frozenset[str] = frozenset()
         self.depth = 0
-        self.as_text = 0  # judging interpreter code read as shell (`_code_as_text`)
-        self.in_code = 0  # judging the commands interpreter code runs (`_shell_in_code`)
+        self.as_text = 0  # judging interpreter code read as shell (`interpreted`)
+        self.in_code = 0  # judging the commands interpreter code runs (`interpreted`)
         # What the line sets up for the commands after it, read as bash reads it (see _setup).
         self.aliases: dict[str, str | None] = {}
         self.cdpath: list[str] | None = []  # None: set to something only known when it runs
@@ -350,15 +331,15 @@ class _Bash:
         question: str | None = None  # what only the run tells, asked unless something denies
         for command in commands:
             if self.strict is not None and (reason := self._strict(command, script)):
-                if not isinstance(reason, _RunTime):
+                if not isinstance(reason, RunTime):
                     return reason
                 question = question or reason
-            for target in _written(command, self._here() or None, self.git_env):
-                candidates = self._resolve(target)
+            for target in _written(command, self.here() or None, self.git_env):
+                candidates = self.resolve(target)
                 if candidates is None:
                     if self.strict is not None:
                         return (
-                            f"{self.label}: cannot tell what `{_show(command)}` writes: "
+                            f"{self.label}: cannot tell what `{shown(command)}` writes: "
                             f"{target.text} is only known when the command runs"
                         )
                     unknown = unknown or target.text
@@ -366,13 +347,13 @@ class _Bash:
                 for path in candidates:
                     if self.strict is not None and self.bases is None and _nameless(path):
                         return (
-                            f"{self.label}: cannot tell what `{_show(command)}` writes: "
+                            f"{self.label}: cannot tell what `{shown(command)}` writes: "
                             f"{path} is relative to a directory only known when it runs"
                         )
-                    spec = self._hit(self.writes, path, target.above, target.names)
+                    spec = self.hit(self.writes, path, target.above, target.names)
                     if spec is not None and target.asked:
-                        question = question or _RunTime(
-                            f"{self.label}: `{_show(command)}` may rewrite {path}, which "
+                        question = question or RunTime(
+                            f"{self.label}: `{shown(command)}` may rewrite {path}, which "
                             f"holds protected {spec!r}; what it brings is only known when it "
                             "runs"
                         )
@@ -382,13 +363,13 @@ class _Bash:
                         and posixpath.basename(path).startswith(".env")
                         and _from_template(command)
                     ):
-                        question = question or _RunTime(
-                            f"{self.label}: `{_show(command)}` makes {path} (protected "
+                        question = question or RunTime(
+                            f"{self.label}: `{shown(command)}` makes {path} (protected "
                             f"{spec!r}) from a template: a secret file, written if you agree"
                         )
                     elif spec is not None:
                         return (
-                            f"{self.label}: `{_show(command)}` may write to {path}, "
+                            f"{self.label}: `{shown(command)}` may write to {path}, "
                             f"which matches protected {spec!r}"
                         )
         if unknown:  # it writes somewhere we cannot name: any protected word is suspect
@@ -396,18 +377,18 @@ class _Bash:
                 for word in _words(command.words):
                     spec = self.writes.match(word, self.cwd, shell_word=True)
                     if spec is not None:
-                        return _RunTime(
+                        return RunTime(
                             f"{self.label}: the command writes to {unknown}, which cannot be "
-                            f"resolved before it runs, and `{_show(command)}` names {word}, "
+                            f"resolved before it runs, and `{shown(command)}` names {word}, "
                             f"which matches protected {spec!r}"
                         )
         return question
 
-    def _here(self) -> "str | None":
+    def here(self) -> "str | None":
         """The one directory the line runs in, or None once a `cd` may have gone elsewhere."""
         return self.cwd if self.bases == (self.cwd,) else None
 
-    def _hit(
+    def hit(
         self,
         protection: "Protection",
         path: str,
@@ -439,7 +420,7 @@ class _Bash:
         word = command.argv[first] if first < len(command.argv) else "~"  # no operand: home
         if command.name == "popd" or word == "-":
             return None
-        found = self._resolve(Target(word, first in command.dynamic))
+        found = self.resolve(Target(word, first in command.dynamic))
         if found is None:
             return None
         target = expand_home(found[0])
@@ -465,7 +446,7 @@ class _Bash:
                         self.aliases[name] = None if i in command.dynamic else value
             elif command.name == "shopt" and "-s" in argv and "nocaseglob" in argv:
                 self.nocase = True
-            if command.name in _DECLARERS:
+            if command.name in DECLARERS:
                 for word in command.argv[1:]:
                     name, equals, value = word.partition("=")
                     if equals and name in ("GIT_DIR", "GIT_WORK_TREE"):
@@ -475,7 +456,7 @@ class _Bash:
                     value = word[7:]
                     if self.cdpath is not None:
                         if "$" in value or "`" in value:
-                            resolved = self._resolve(Target(value, dynamic=True))
+                            resolved = self.resolve(Target(value, dynamic=True))
                             value = resolved[0] if resolved else ""
                             if not resolved:
                                 self.cdpath = None
@@ -484,7 +465,7 @@ class _Bash:
                             posixpath.join(self.cwd, expand_home(d)) for d in value.split(":")
                         ]
 
-    def _resolve(self, target: "Target") -> "list[str] | None":
+    def resolve(self, target: "Target") -> "list[str] | None":
         """What a target can be: itself, or with the environment's variables put in."""
         text = target.text
         if text.startswith("~+") and text[2:3] in ("", "/"):  # $PWD: wherever a `cd` went
@@ -516,7 +497,7 @@ class _Bash:
         found: list[str] = []
         for value in (known,) if known is not None else ("", "/tmp"):
             put = _TMPDIR.sub(_tmpdir(value), text)
-            resolved = self._resolve(Target(put, dynamic=True))
+            resolved = self.resolve(Target(put, dynamic=True))
             if resolved is None:
                 return None
             found += [word for word in resolved if word]  # (`rm -rf ""` removes nothing)
@@ -528,16 +509,16 @@ class _Bash:
         if name in self.assigned or name == "OLDPWD":
             return None
         if name == "PWD":  # where the command runs (not the hook), until a `cd`
-            return self._here()
+            return self.here()
         return self.strict.env.get(name)
 
     def _strict(self, command: "SimpleCommand", script: "Script") -> "str | None":
         """Self-protection's own checks on one command."""
         assert self.strict is not None and self.sealed is not None
-        label, shown = self.label, _show(command)
+        label, said = self.label, shown(command)
         if _runs_ccbridge(command):
             return (
-                f"{label}: `{shown}` runs ccbridge itself; the agent may not run `ccbridge "
+                f"{label}: `{said}` runs ccbridge itself; the agent may not run `ccbridge "
                 "run`, `explain`, `install` or `uninstall` (they could forge hook events or "
                 "rewrite the registration)"
             )
@@ -546,11 +527,11 @@ class _Bash:
             if echoed is not None and self.depth <= 4:  # `$(echo ls)`: the name is in the text
                 import shlex
 
-                reason = self._code(shlex.join((*echoed, *command.argv[1:])))
+                reason = self.code(shlex.join((*echoed, *command.argv[1:])))
                 if reason is None:
                     return None
-                return _as(reason, f"{label}: `{shown}`: {reason.removeprefix(label + ': ')}")
-            name = self._resolve(Target(command.argv[0], dynamic=True))
+                return asked_as(reason, f"{label}: `{said}`: {reason.removeprefix(label + ': ')}")
+            name = self.resolve(Target(command.argv[0], dynamic=True))
             unknown = name is None or not GLOB_CHARS.isdisjoint(name[0])
             if unknown and self.in_code and not self.as_text:
                 return (
@@ -559,30 +540,32 @@ class _Bash:
                 )
             if unknown and not self.as_text:  # (code read as shell: its words are judged below)
                 return (
-                    f"{label}: cannot tell what `{shown}` runs: the command name "
+                    f"{label}: cannot tell what `{said}` runs: the command name "
                     f"{command.argv[0]} is only known when it runs"
                 )
             if name is not None and posixpath.basename(name[0]) == "ccbridge":
-                return f"{label}: `{shown}` runs ccbridge itself ({name[0]})"
+                return f"{label}: `{said}` runs ccbridge itself ({name[0]})"
         if command.more_args and self._fed(command):
             return (
-                f"{label}: cannot tell what `{shown}` writes: xargs hands it arguments that are "
+                f"{label}: cannot tell what `{said}` writes: xargs hands it arguments that are "
                 "only known when the command runs (name the files instead)"
             )
         for word, dynamic in _all_words(command):
             if "/" not in word and (word.startswith("-") or word == command.name):
                 continue  # an option or the command's own name: no path (saves the lookups)
-            candidates = self._resolve(Target(word, dynamic)) or [word]
+            candidates = self.resolve(Target(word, dynamic)) or [word]
             for text in candidates:
-                spec = self._hit(self.sealed, text)
+                spec = self.hit(self.sealed, text)
                 if spec is not None:
                     return (
-                        f"{label}: `{shown}` names {text}, inside ccbridge's state "
+                        f"{label}: `{said}` names {text}, inside ccbridge's state "
                         f"{spec!r}, which the agent may not touch"
                     )
         reason = self._program(command)
         if reason is None and not _quick_read(command):
-            reason = self._tripwire(command, script)
+            from bridge.guards.protect import tripwire
+
+            reason = tripwire.judge(self, command, script)
         return reason or self._unknown_words(command, script)
 
     def _fed(self, command: "SimpleCommand") -> bool:
@@ -600,67 +583,9 @@ class _Bash:
             return True  # the program itself may be one of the arguments
         if interpreter(command.argv) in SHELLS:
             return False  # parsed into `nested`: its commands are judged with `$1` unknown
-        return bool(_CODE_WRITES.search(source.text))
+        return bool(CODE_WRITES.search(source.text))
 
-    def _tripwire(self, command: "SimpleCommand", script: "Script") -> "str | None":
-        """A command not on the quick allow-list: aliases, code it hands on, a copy of ccbridge,
-        and every word it may write (`bridge.guards.protect.tripwire`)."""
-        from bridge.guards.protect import tripwire
-
-        assert self.strict is not None
-        shown = _show(command)
-        if command.argv and command.argv[0] in self.aliases:
-            value = self.aliases[command.argv[0]]
-            if value is None or self.depth > 4:
-                return self._runtime_code(command, script, f"alias {command.argv[0]}")
-            import shlex
-
-            reason = self._code(f"{value} {shlex.join(command.argv[1:])}")
-            if reason is not None:
-                text = reason.removeprefix(self.label + ": ")
-                said = f"{self.label}: `{shown}` runs alias {command.argv[0]}={value!r}: {text}"
-                return _as(reason, said)
-            return None  # what the alias stands for was judged in full
-        copy = tripwire.runs_a_copy(command, self._here(), self.strict.env)
-        if copy is not None:
-            return (
-                f"{self.label}: `{shown}` may run ccbridge under another name ({copy}); the "
-                "agent may not run `ccbridge run`, `install` or `uninstall`"
-            )
-        for what, code in tripwire.codes(command, _assignments(command)):
-            if code is None or self.depth > 4:
-                if reason := self._runtime_code(command, script, what):
-                    return reason
-                continue
-            reason = self._code(code)
-            if reason is not None:  # (a reason of a nested command names that command)
-                prefixed = reason.startswith(self.label)
-                return (
-                    reason
-                    if prefixed
-                    else _as(reason, f"{self.label}: `{shown}` runs {what}: {reason}")
-                )
-        if tripwire.read_only(command):
-            return None
-        name = command.name
-        modeled = _READ_CLOSELY | SCRIPTED | WRITERS | tripwire.MODELED
-        whole = not tripwire.git_modeled(command) if name == "git" else name not in modeled
-        inline = _code_texts(command)  # read as code by _program and _written
-        found = list(tripwire.loose_words(command, whole, inline))
-        found += tripwire.written_by_model(command)
-        level = NOT_ABOVE if name in tripwire.CREATORS else PARENT_ABOVE
-        for text, dynamic in found:
-            candidates = self._resolve(Target(text, dynamic)) if dynamic else [text]
-            for path in candidates or ():
-                spec = self._hit(self.writes, path, level)
-                if spec is not None:
-                    return (
-                        f"{self.label}: `{shown}` may write to {path}, which matches protected "
-                        f"{spec!r} ({name or 'the command'} is not known to only read)"
-                    )
-        return None
-
-    def _code(self, code: str) -> "str | None":
+    def code(self, code: str) -> "str | None":
         self.depth += 1
         try:
             parsed = parse(code)
@@ -669,18 +594,6 @@ class _Bash:
             return self.judge(parsed, code)
         finally:
             self.depth -= 1
-
-    def _runtime_code(self, command: "SimpleCommand", script: "Script", what: str) -> "str | None":
-        """Code only known when it runs: a possible write, in a line naming protected bits."""
-        assert self.strict is not None
-        text = _source(script)
-        hint = next((name for name in sorted(self.strict.names) if name in text), None)
-        if hint is None:
-            return None
-        return (
-            f"{self.label}: cannot tell what `{_show(command)}` runs through {what}: its code is "
-            f"only known when it runs, in a command line that mentions {hint}"
-        )
 
     def _program(self, command: "SimpleCommand") -> "str | None":
         """The code an interpreter runs: unknown, or touching what is protected."""
@@ -692,55 +605,14 @@ class _Bash:
         )
         if index in command.dynamic:
             return (
-                f"{self.label}: cannot tell what `{_show(command)}` runs: its program "
+                f"{self.label}: cannot tell what `{shown(command)}` runs: its program "
                 f"{source.text} is only known when it runs"
             )
-        shown = _show(command)
         if source.kind not in ("inline", "stdin") or self.depth > 4:
             return None
-        from bridge.shell.inline_code import code_objection
+        from bridge.guards.protect import interpreted
 
-        self.depth += 1
-        try:
-            reason = code_objection(
-                source.text, self._shell_in_code, self._target_in_code, as_text=self._code_as_text
-            )
-        finally:
-            self.depth -= 1
-        if reason is not None:
-            return reason if reason.startswith(self.label) else f"{self.label}: `{shown}`: {reason}"
-        assert self.strict is not None
-        hint = next((name for name in sorted(self.strict.names) if name in source.text), None)
-        if hint is not None and _CODE_WRITES.search(source.text):
-            return (
-                f"{self.label}: `{shown}` runs code that can write files and mentions {hint}; "
-                "its paths are only known when it runs"
-            )
-        return None
-
-    def _shell_in_code(self, text: str) -> "str | None":
-        parsed = parse(text)
-        if isinstance(parsed, Unparseable):
-            return None
-        self.in_code += 1
-        try:
-            return self.judge(parsed, text)
-        finally:
-            self.in_code -= 1
-
-    def _code_as_text(self, text: str) -> "str | None":
-        """Interpreter code read as shell, for its literal commands (`perl -e "rm -rf .claude"`):
-        a word of it in a command's place is Python or Perl (`sys.argv[1:]`, `$h{k}`), not a
-        command only known when it runs."""
-        self.as_text += 1
-        try:
-            return self._shell_in_code(text)
-        finally:
-            self.as_text -= 1
-
-    def _target_in_code(self, path: str) -> "str | None":
-        spec = self.writes.match(path, self.cwd, above=ANY_ABOVE)
-        return None if spec is None else f"{path}, which matches protected {spec!r}"
+        return interpreted.judge(self, command, source.text)
 
     def _unknown_words(self, command: "SimpleCommand", script: "Script") -> "str | None":
         """An unresolvable word in a command that may write, in a line naming protected bits."""
@@ -751,18 +623,18 @@ class _Bash:
             (
                 word
                 for word, dynamic in _all_words(command)
-                if dynamic and self._resolve(Target(word, dynamic=True)) is None
+                if dynamic and self.resolve(Target(word, dynamic=True)) is None
             ),
             None,
         )
         if unknown is None:
             return None
-        text = _source(script)
+        text = source_text(script)
         hint = next((name for name in sorted(self.strict.names) if name in text), None)
         if hint is None:
             return None
         return (
-            f"{self.label}: cannot tell what `{_show(command)}` does with {unknown}, which is "
+            f"{self.label}: cannot tell what `{shown(command)}` does with {unknown}, which is "
             f"only known when it runs, in a command line that mentions {hint}"
         )
 
@@ -809,31 +681,9 @@ def _quick_read(command: "SimpleCommand") -> bool:
             and not any(w.startswith(_GIT_UNREAD) for w in command.argv)
             and "config" not in command.argv[1:3]
         )
-    if command.name in _DECLARERS:
+    if command.name in DECLARERS:
         return not any("=" in w for w in command.argv[1:])
     return command.name in _READERS and command.name not in ("env", "export")
-
-
-def _assignments(command: "SimpleCommand") -> "dict[str, str | None]":
-    """Variables set for (or by) the command: NAME=VALUE in front of it, behind a wrapper
-    (`env X=1`), or as arguments of export/declare; None when the value is computed."""
-    words = command.words[: len(command.words) - len(command.argv)]
-    if command.name in _DECLARERS:
-        words = command.argv[1:]
-    found: dict[str, str | None] = {}
-    for word in words:
-        name, equals, value = word.partition("=")
-        if equals and name.replace("_", "a").isalnum() and not name[:1].isdigit():
-            found[name] = None if ("$" in value or "`" in value) else value
-    return found
-
-
-def _source(script: "Script") -> str:
-    """All words of a script and its nested scripts, for a cheap text search."""
-    return "\n".join(
-        " ".join((*c.words, *(r.target for r in c.redirects), *(r.body or "" for r in c.redirects)))
-        for c in script.commands()
-    )
 
 
 def _assigned(commands: "Iterable[SimpleCommand]") -> "frozenset[str]":
@@ -888,7 +738,7 @@ def _runs_ccbridge(command: "SimpleCommand") -> bool:
         return False  # `grep "ccbridge run" README.md` only reads; a written script may not
     return any(  # every match names `bridge` or `runpy`: most words need no regex
         ("bridge" in text or "runpy" in text) and _CCBRIDGE_TEXT.search(text)
-        for text in (*command.words, *_code_texts(command))
+        for text in (*command.words, *inline_programs(command.argv, command.redirects))
     )
 
 
@@ -923,11 +773,6 @@ def _nameless(path: str) -> bool:
     return not absolute and (not GLOB_CHARS.isdisjoint(path) or posixpath.normpath(path) == ".")
 
 
-def _show(command: "SimpleCommand") -> str:
-    shown = " ".join(command.words)
-    return shown if len(shown) <= 200 else shown[:197] + "..."
-
-
 def _written(
     command: "SimpleCommand", cwd: "str | None", git_env: "Mapping[str, str] | None" = None
 ) -> "Iterator[Target]":
@@ -936,7 +781,7 @@ def _written(
     yield from (Target(r.target, r.dynamic, NOT_ABOVE) for r in command.redirects if r.writes)
     argv, dynamic = command.argv, command.dynamic
     name = command.name
-    if name in _READ_CLOSELY or (name == "git" and not _git_reads(command)):
+    if name in READ_CLOSELY or (name == "git" and not _git_reads(command)):
         if name != "find" or _writes_files(command):
             yield from _read_closely(command, cwd, git_env or {})
     elif _writes_files(command):
@@ -950,7 +795,7 @@ def _written(
         from bridge.guards.protect import writes
 
         yield from writes.script_outputs(command)
-    code = _code_texts(command)
+    code = inline_programs(command.argv, command.redirects)
     destroys = any(_CODE_DESTROYS.search(text) for text in code)
     yield from (
         Target(token, above=ANY_ABOVE if destroys else NOT_ABOVE) for token in _code_tokens(command)
@@ -987,18 +832,9 @@ def _read_closely(
         yield from writes.patched(command, cwd, git_env)
 
 
-def _code_texts(command: "SimpleCommand") -> "tuple[str, ...]":
-    """The inline program of a non-shell interpreter (`python -c`, `node <<EOF`), if any."""
-    source = program(command.argv, command.redirects)
-    shell = interpreter(command.argv) in SHELLS  # shell code was parsed into `nested` already
-    if source is not None and source.kind in ("inline", "stdin") and not shell:
-        return (source.text,)
-    return ()
-
-
 def _code_tokens(command: "SimpleCommand") -> "Iterator[str]":
     """Path-like tokens of inline interpreter code."""
-    for text in _code_texts(command):
+    for text in inline_programs(command.argv, command.redirects):
         yield from (t for t in _CODE_TOKEN_SEPARATORS.split(text) if t)
 
 

@@ -22,8 +22,20 @@ from __future__ import annotations
 import os
 import posixpath
 
+from bridge.guards.protect import (
+    DECLARERS,
+    NOT_ABOVE,
+    PARENT_ABOVE,
+    READ_CLOSELY,
+    SCRIPTED,
+    WRITERS,
+    Target,
+    asked_as,
+    shown,
+    source_text,
+)
 from bridge.shell import Lazy, pairs
-from bridge.shell.runners import SHELLS, STDIN_FILES, skip_options
+from bridge.shell.runners import SHELLS, STDIN_FILES, inline_programs, skip_options
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,7 +43,8 @@ if TYPE_CHECKING:
 
     Codes = Iterator[tuple[str, str | None]]
 
-    from bridge.shell.syntax import SimpleCommand
+    from bridge.guards.protect.protect_paths import BashCall
+    from bridge.shell.syntax import Script, SimpleCommand
 
 # Readers with options that make them write a file or run code: name -> those options (a
 # word starting with one of them). `uniq IN OUT` and `xxd IN OUT` write their second operand.
@@ -92,6 +105,77 @@ _SED_EXEC = Lazy(
 _AWK_CODE = Lazy(r"\bsystem\s*\(\s*(?:\"([^\"]*)\"\s*\))?|\|\s*(?:\"([^\"]*)\")?|\"([^\"]*)\"\s*\|")
 _TOKENS = Lazy(r"[\s'\"`()\[\]{},;:<>|&=]+")
 _EXTGLOB = Lazy(r"[?*+@!]\([^()]*\)")
+
+
+def judge(call: BashCall, command: SimpleCommand, script: Script) -> str | None:
+    """The objection to a command not on the quick allow-list, in self-protection's judgement
+    `call`: an alias, code it hands on, a copy of ccbridge, a word it may write."""
+    assert call.strict is not None
+    label, said = call.label, shown(command)
+    if command.argv and command.argv[0] in call.aliases:
+        return _alias(call, command, script)
+    copy = runs_a_copy(command, call.here(), call.strict.env)
+    if copy is not None:
+        return (
+            f"{label}: `{said}` may run ccbridge under another name ({copy}); the agent may not "
+            "run `ccbridge run`, `install` or `uninstall`"
+        )
+    for what, code in codes(command):
+        if code is None or call.depth > 4:
+            if reason := _runtime_code(call, command, script, what):
+                return reason
+            continue
+        reason = call.code(code)
+        if reason is not None:  # (a reason of a nested command names that command)
+            if reason.startswith(label):
+                return reason
+            return asked_as(reason, f"{label}: `{said}` runs {what}: {reason}")
+    if read_only(command):
+        return None
+    name = command.name
+    modeled = READ_CLOSELY | SCRIPTED | WRITERS | MODELED
+    whole = not git_modeled(command) if name == "git" else name not in modeled
+    inline = inline_programs(command.argv, command.redirects)  # read as code by protect_paths
+    found = [*loose_words(command, whole, inline), *written_by_model(command)]
+    level = NOT_ABOVE if name in CREATORS else PARENT_ABOVE
+    for text, dynamic in found:
+        candidates = call.resolve(Target(text, dynamic)) if dynamic else [text]
+        for path in candidates or ():
+            spec = call.hit(call.writes, path, level)
+            if spec is not None:
+                return (
+                    f"{label}: `{said}` may write to {path}, which matches protected {spec!r} "
+                    f"({name or 'the command'} is not known to only read)"
+                )
+    return None
+
+
+def _alias(call: BashCall, command: SimpleCommand, script: Script) -> str | None:
+    """A command the line made an alias of: what it stands for, judged as commands."""
+    value = call.aliases[command.argv[0]]
+    if value is None or call.depth > 4:
+        return _runtime_code(call, command, script, f"alias {command.argv[0]}")
+    import shlex
+
+    reason = call.code(f"{value} {shlex.join(command.argv[1:])}")
+    if reason is None:
+        return None  # what the alias stands for was judged in full
+    text = reason.removeprefix(call.label + ": ")
+    said = f"{call.label}: `{shown(command)}` runs alias {command.argv[0]}={value!r}: {text}"
+    return asked_as(reason, said)
+
+
+def _runtime_code(call: BashCall, command: SimpleCommand, script: Script, what: str) -> str | None:
+    """Code only known when it runs: a possible write, in a line naming protected bits."""
+    assert call.strict is not None
+    text = source_text(script)
+    hint = next((name for name in sorted(call.strict.names) if name in text), None)
+    if hint is None:
+        return None
+    return (
+        f"{call.label}: cannot tell what `{shown(command)}` runs through {what}: its code is "
+        f"only known when it runs, in a command line that mentions {hint}"
+    )
 
 
 def read_only(command: SimpleCommand) -> bool:
@@ -212,17 +296,29 @@ def tar_archive(command: SimpleCommand) -> str | None:
     return None
 
 
-def codes(
-    command: SimpleCommand, assignments: Mapping[str, str | None]
-) -> Iterator[tuple[str, str | None]]:
+def codes(command: SimpleCommand) -> Iterator[tuple[str, str | None]]:
     """Code the command hands to something that runs it, as (what, code); code None when it
     is only known at run time."""
-    yield from _environment_codes(command, assignments)
+    yield from _environment_codes(command, _assignments(command))
     if _reads_code_from_stdin(command.name, command.argv):
         yield from _stdin_code(command, command.name)
     reader = _CODE_READERS.get(command.name)
     if reader is not None:
         yield from reader(command.name, command.argv, command)
+
+
+def _assignments(command: SimpleCommand) -> dict[str, str | None]:
+    """Variables set for (or by) the command: NAME=VALUE in front of it, behind a wrapper
+    (`env X=1`), or as arguments of export/declare; None when the value is computed."""
+    words = command.words[: len(command.words) - len(command.argv)]
+    if command.name in DECLARERS:
+        words = command.argv[1:]
+    found: dict[str, str | None] = {}
+    for word in words:
+        name, equals, value = word.partition("=")
+        if equals and name.replace("_", "a").isalnum() and not name[:1].isdigit():
+            found[name] = None if ("$" in value or "`" in value) else value
+    return found
 
 
 def _environment_codes(command: SimpleCommand, assignments: Mapping[str, str | None]) -> Codes:
