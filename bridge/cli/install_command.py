@@ -12,6 +12,7 @@ import click
 
 from bridge.cli.output import AGENT_HOSTS, file_diff, project_of, say
 from bridge.commands import install as installing
+from bridge.commands import install_plan, settings_json
 
 SCOPES = {
     "user": ("your user settings, ~/.claude/settings.json", "~/.claude/ccbridge.yaml"),
@@ -68,7 +69,7 @@ NO_WALL_SAYS = (
 )
 
 
-def show(plan: installing.Plan, diff: bool) -> None:
+def show(plan: install_plan.Plan, diff: bool) -> None:
     """The notes, and with `diff` the changes to both files as a unified diff."""
     files = (
         (plan.settings, plan.settings_before, plan.settings_after),
@@ -107,7 +108,7 @@ def run_managed(managed_dir: str | None, *, install: bool, dry_run: bool) -> Non
             executable = installing.ccbridge_executable(sys.argv[0])
             path = directory / managed.DROP_IN
             after = managed.render(managed.drop_in(executable)) if install else None
-            say(file_diff(path, installing.read_bytes(path), after))
+            say(file_diff(path, settings_json.read_bytes(path), after))
             say("dry run: nothing was written")
             return
         if install:
@@ -200,14 +201,14 @@ def install(
         tell_wall(plan, no_sandbox)
 
 
-def _write(plan: installing.Plan, env: Mapping[str, str]) -> None:
+def _write(plan: install_plan.Plan, env: Mapping[str, str]) -> None:
     try:
-        installing.write_with_backup(env, plan)
-    except (OSError, installing.InstallError) as error:
+        install_plan.write_with_backup(env, plan)
+    except (OSError, settings_json.InstallError) as error:
         raise click.ClickException(f"install failed: {error}") from None
 
 
-def write_install(plan: installing.Plan, env: Mapping[str, str], dry_run: bool) -> bool:
+def write_install(plan: install_plan.Plan, env: Mapping[str, str], dry_run: bool) -> bool:
     """Show the plan, and unless it is a dry run keep the backup and write it; whether it was
     written. Any agent's settings file (`--host`) goes this way too."""
     show(plan, dry_run)
@@ -223,7 +224,7 @@ def write_install(plan: installing.Plan, env: Mapping[str, str], dry_run: bool) 
     return True
 
 
-def write_companion(plan: installing.Plan, env: Mapping[str, str], dry_run: bool) -> None:
+def write_companion(plan: install_plan.Plan, env: Mapping[str, str], dry_run: bool) -> None:
     """Write the local companion (and its backup, so that uninstall takes it out again)."""
     show(plan, dry_run)
     if dry_run:
@@ -236,7 +237,7 @@ def write_companion(plan: installing.Plan, env: Mapping[str, str], dry_run: bool
     )
 
 
-def tell_wall(plan: installing.Plan, no_sandbox: bool) -> None:
+def tell_wall(plan: install_plan.Plan, no_sandbox: bool) -> None:
     if no_sandbox:
         say(NO_WALL_SAYS)
         return

@@ -9,6 +9,7 @@ import click
 from bridge.cli.install_command import managed_options, run_managed, scope_options, show
 from bridge.cli.output import AGENT_HOSTS, project_of, say
 from bridge.commands import install as installing
+from bridge.commands import install_plan, settings_json
 
 
 @click.command()
@@ -54,7 +55,7 @@ def uninstall(
     env = os.environ
     uninstall_from(installing.files_of(scope, env, project_of(env)), dry_run)
     local = installing.files_of("local", env, project_of(env))
-    if scope == "project" and installing.backup_file(env, local.settings).is_file():
+    if scope == "project" and install_plan.backup_file(env, local.settings).is_file():
         # the project install's copy for this machine (or an install --local): both go
         uninstall_from(local, dry_run)
 
@@ -64,18 +65,18 @@ def uninstall_from(where: installing.InstallFiles, dry_run: bool, own_file: bool
     `own_file`, `where.settings` is a file of ccbridge's own (a plugin, a hook file), which
     goes whole, with or without an install record."""
     env = os.environ
-    backup_path = installing.backup_file(env, where.settings)
-    backup = installing.load_backup(backup_path)
+    backup_path = install_plan.backup_file(env, where.settings)
+    backup = install_plan.load_backup(backup_path)
     if own_file:
         from bridge.commands import agents
 
-        plan = agents.plan_uninstall_file(where, installing.read_bytes(where.settings))
+        plan = agents.plan_uninstall_file(where, settings_json.read_bytes(where.settings))
     else:
         plan = installing.plan_uninstall(
             where,
             backup,
-            installing.read_bytes(where.settings),
-            installing.read_bytes(where.config),
+            settings_json.read_bytes(where.settings),
+            settings_json.read_bytes(where.config),
         )
     if not plan.changed and backup is None:
         say(f"ccbridge is not installed in {where.settings}; nothing to change")
@@ -85,8 +86,8 @@ def uninstall_from(where: installing.InstallFiles, dry_run: bool, own_file: bool
         say("dry run: nothing was written")
         return
     try:
-        installing.apply(plan)
-        installing.write_backup(backup_path, None)
+        install_plan.apply(plan)
+        install_plan.write_backup(backup_path, None)
     except OSError as error:
         raise click.ClickException(f"uninstall failed: {error}") from None
     say(f"uninstalled ccbridge from {where.settings}")

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bridge.commands import install as installing
+from bridge.commands import install_plan, settings_json
 from bridge.commands.doctor import Finding, Level
 from bridge.config import registrations
 
@@ -270,7 +271,7 @@ def cline_hook(run: str | None) -> bytes:
 
 def agent(name: str) -> Agent:
     if name not in AGENTS:
-        raise installing.InstallError(f"no agent {name!r} to install for (known: {KNOWN})")
+        raise settings_json.InstallError(f"no agent {name!r} to install for (known: {KNOWN})")
     return AGENTS[name]
 
 
@@ -279,7 +280,7 @@ def settings_file(
 ) -> Path:
     home = Path(env.get("HOME") or Path.home())
     if scope == "local":
-        raise installing.InstallError(
+        raise settings_json.InstallError(
             f"{name} has no personal project settings file: use --user or --project"
         )
     if name == "codex":
@@ -316,7 +317,7 @@ def install_files(
 
 def plan_for(
     name: str, scope: installing.Scope, env: Mapping[str, str], project: Path, executable: str
-) -> list[installing.Plan]:
+) -> list[install_plan.Plan]:
     """`ccbridge install --host NAME` as this machine stands: a plan a file, every one planned
     before any is written, so that a refusal leaves none half installed (an InstallError)."""
     spec, run = agent(name), command(executable, name)
@@ -324,8 +325,8 @@ def plan_for(
         plan_install(
             spec,
             where,
-            installing.read_bytes(where.settings),
-            installing.read_bytes(where.config),
+            settings_json.read_bytes(where.settings),
+            settings_json.read_bytes(where.config),
             run,
             portable=scope == "project",
         )
@@ -373,7 +374,7 @@ def plan_install(
     config: bytes | None,
     run: str,
     portable: bool = False,
-) -> installing.Plan:
+) -> install_plan.Plan:
     """`portable`: the file is meant to be committed (a project install), so it finds ccbridge
     through PATH instead of naming `run`'s paths, which are this machine's."""
     if spec.plugin:
@@ -384,7 +385,7 @@ def plan_install(
         return _plan_hook_file(where, settings, config, None if portable else run)
     if portable:
         run = registrations.agent_launcher_command(spec.name)
-    data = installing.read_settings(where.settings, settings)
+    data = settings_json.read_settings(where.settings, settings)
     if settings is None:
         data = {**dict(spec.top), **data}
     notes: list[str] = []
@@ -438,20 +439,20 @@ def _plan_plugin(
     settings: bytes | None,
     config: bytes | None,
     run: str,
-) -> installing.Plan:
+) -> install_plan.Plan:
     if settings is not None and PLUGIN_MARK.encode() not in settings:
-        raise installing.InstallError(
+        raise settings_json.InstallError(
             f"{where.settings} exists and is not ccbridge's plugin: move it away first"
         )
     after = opencode_plugin(run, spec.timeout)
-    return installing.Plan(where.settings, where.config, settings, after, config, config, {}, [])
+    return install_plan.Plan(where.settings, where.config, settings, after, config, config, {}, [])
 
 
 def _plan_hook_file(
     where: installing.InstallFiles, settings: bytes | None, config: bytes | None, run: str | None
-) -> installing.Plan:
+) -> install_plan.Plan:
     if settings is not None and HOOK_MARK.encode() not in settings:
-        raise installing.InstallError(
+        raise settings_json.InstallError(
             f"{where.settings} exists and is not ccbridge's hook: move it away first (Cline "
             f"runs every hook file of the directory named for the event, so yours can stay "
             f"beside ccbridge's under another of those names)"
@@ -462,7 +463,7 @@ def _plan_hook_file(
         for path in beside_hooks(where.settings)
     ]
     after = cline_hook(run)
-    return installing.Plan(
+    return install_plan.Plan(
         where.settings, where.config, settings, after, config, config, {}, notes, mode=0o755
     )
 
@@ -483,13 +484,13 @@ def beside_hooks(ours: Path) -> list[Path]:
     ]
 
 
-def plan_uninstall_file(where: installing.InstallFiles, content: bytes | None) -> installing.Plan:
+def plan_uninstall_file(where: installing.InstallFiles, content: bytes | None) -> install_plan.Plan:
     """A file that is ccbridge's own (a plugin, a hook file) goes; anything else stays as it
     is (install never writes over a file that is not ccbridge's)."""
     mark = PLUGIN_MARK if where.settings.suffix == ".js" else HOOK_MARK
     ours = content is not None and mark.encode() in content
     notes = [] if ours or content is None else [f"{where.settings} is not ccbridge's: kept"]
-    return installing.Plan(
+    return install_plan.Plan(
         where.settings,
         where.config,
         content,

@@ -378,7 +378,9 @@ def _probe_each(
 def check_kept(files: Sequence[Path], env: Mapping[str, str], project: Path) -> Iterator[Finding]:
     """A registration that is gone although ccbridge was installed there (the file reverted,
     e.g. by `git checkout`), or a project config that no registration runs."""
-    from bridge.commands.install import InstallError, backup_file, install_files, load_backup
+    from bridge.commands.install import install_files
+    from bridge.commands.install_plan import backup_file, load_backup
+    from bridge.commands.settings_json import InstallError
 
     home = Path(env.get("HOME") or Path.home())
     registered = registrations(files)

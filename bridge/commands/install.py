@@ -12,25 +12,28 @@ can put them back exactly when nobody has edited them since.
 
 The planning functions are pure (bytes in, bytes out); `plan_for_scope` chooses what they plan
 from the machine (the files as they are, the layered config as it will be, the `claude` and
-`ccbridge` on PATH); `apply`, `write_with_backup` and the backup functions do the I/O.
+`ccbridge` on PATH). `bridge.commands.install_plan` writes a plan and keeps the backup
+uninstall reads; `bridge.commands.settings_json` reads and writes a settings file.
 """
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import copy
-import hashlib
 import json
-import os
-import re
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import KW_ONLY, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from bridge import CcbridgeError
+from bridge.commands.install_plan import Backup, Plan, sha
+from bridge.commands.settings_json import (
+    InstallError,
+    dump_settings,
+    new_groups_only,
+    read_bytes,
+    read_settings,
+)
 from bridge.config.registrations import (
     INSTALL_HINT,
     absolute_command,
@@ -38,7 +41,7 @@ from bridge.config.registrations import (
     launcher_command,
     registration,
 )
-from bridge.paths import CONFIG_ENV, find_config, state_dir
+from bridge.paths import CONFIG_ENV, find_config
 from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SKILL_SHELL, SUBHOOK_EVENTS
 
 if TYPE_CHECKING:
@@ -46,10 +49,6 @@ if TYPE_CHECKING:
 
 Scope = Literal["user", "project", "local"]
 WIDE = 2**31 - 1  # YAML line width: a long command stays on one line, as it was written
-
-
-class InstallError(CcbridgeError):
-    """A settings or config file install cannot safely edit; the message says which and why."""
 
 
 @dataclass(frozen=True)
@@ -95,100 +94,6 @@ def movable(event: str, handler: Any) -> bool:
         and bool(handler.get("command"))
         and not handler.get("async")
     )
-
-
-@dataclass
-class Plan:
-    settings: Path
-    config: Path
-    settings_before: bytes | None
-    settings_after: bytes | None
-    config_before: bytes | None
-    config_after: bytes | None
-    moved: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    wall: dict[str, Any] = field(default_factory=dict)  # what put_up_wall added
-    mode: int | None = None  # the settings file's permissions, where they matter (a hook file)
-
-    @property
-    def changed(self) -> bool:
-        return (
-            self.settings_after != self.settings_before or self.config_after != self.config_before
-        )
-
-
-def _sha(content: bytes | None) -> str | None:
-    return hashlib.sha256(content).hexdigest() if content is not None else None
-
-
-def read_settings(path: Path, content: bytes | None) -> dict[str, Any]:
-    if content is None or not content.strip():
-        return {}
-    try:
-        data = json.loads(content)
-    except (UnicodeDecodeError, ValueError) as error:
-        raise InstallError(f"{path}: not valid JSON ({error}); fix it before installing") from None
-    if not isinstance(data, dict):
-        raise InstallError(f"{path}: expected a JSON object at the top")
-    hooks = data.get("hooks", {})
-    if not isinstance(hooks, dict) or not all(
-        isinstance(groups, list) for groups in hooks.values()
-    ):
-        raise InstallError(f"{path}: `hooks` must map event names to lists of matcher groups")
-    return data
-
-
-def dump_settings(data: Mapping[str, Any], like: bytes | None = None) -> bytes:
-    """JSON in the layout of `like` (the file as it was) where it can: its indent (spaces or a
-    tab), one line if it was one line, its final newline; else two spaces."""
-    text = like.decode("utf-8", "replace") if like else ""
-    indent: str | int | None = 2
-    if text.strip() and "\n" not in text.strip():
-        indent = None
-    else:
-        found = re.search(r'^([ \t]+)["}\]]', text, re.MULTILINE)
-        if found:
-            indent = found.group(1)
-    dumped = json.dumps(data, indent=indent, ensure_ascii=False)
-    if indent is not None:
-        dumped = _dump(data, indent if isinstance(indent, str) else " " * indent, _inline(text))
-    return (dumped + ("" if text and not text.endswith("\n") else "\n")).encode()
-
-
-_ONE_LINE_ARRAY = re.compile(r'"((?:[^"\\\n]|\\.)*)"[ \t]*:[ \t]*(\[[^\[\]\{\}\n]*\])')
-
-
-def _inline(text: str) -> dict[tuple[str, str], str]:
-    """The arrays of flat values `text` writes on one line, by key and value, as written."""
-    found = {}
-    for match in _ONE_LINE_ARRAY.finditer(text):
-        try:
-            value = json.loads(match.group(2))
-        except ValueError:
-            continue
-        found[(match.group(1), json.dumps(value, sort_keys=True))] = match.group(2)
-    return found
-
-
-def _dump(value: Any, indent: str, inline: Mapping[tuple[str, str], str], depth: int = 0) -> str:
-    """json.dumps with `indent`, but an array that was on one line (same key, same values)
-    stays on one line, as it was written."""
-    pad, inner = indent * depth, indent * (depth + 1)
-    if isinstance(value, dict) and value:
-        items = []
-        for key, item in value.items():
-            kept = (
-                inline.get((key, json.dumps(item, sort_keys=True)))
-                if isinstance(item, list)
-                else None
-            )
-            shown = kept if kept is not None else _dump(item, indent, inline, depth + 1)
-            items.append(f"{inner}{json.dumps(key, ensure_ascii=False)}: {shown}")
-        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
-    if isinstance(value, list) and value:
-        items = [f"{inner}{_dump(item, indent, inline, depth + 1)}" for item in value]
-        return "[\n" + ",\n".join(items) + f"\n{pad}]"
-    return json.dumps(value, ensure_ascii=False)
 
 
 def capped(handler: dict[str, Any], event: str, notes: list[str]) -> dict[str, Any]:
@@ -247,34 +152,6 @@ def _split_hooks(
     for event in wanted:
         kept.setdefault(event, [{"hooks": [ours_for(event)]}])
     return kept, moved
-
-
-def _handler_keys(groups: Any) -> set[tuple[str, str]]:
-    """(matcher, handler) of every handler in these groups, for telling a copy from a hook."""
-    keys = set()
-    for group in groups if isinstance(groups, list) else ():
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        for handler in handlers if isinstance(handlers, list) else ():
-            matcher = str(group.get("matcher") or "")
-            keys.add((matcher, json.dumps(handler, sort_keys=True, default=str)))
-    return keys
-
-
-def _new_only(groups: list[Any], present: Any) -> list[Any]:
-    """`groups` without the handlers `present` already holds under the same matcher (a hook
-    moved once, put back by a revert of the settings file and moved again, goes in once)."""
-    seen = _handler_keys(present)
-    out = []
-    for group in groups:
-        matcher = str(group.get("matcher") or "")
-        fresh = []
-        for handler in group["hooks"]:
-            key = (matcher, json.dumps(handler, sort_keys=True, default=str))
-            if key not in seen:  # a copy within `groups` is the user's own: kept
-                fresh.append(handler)
-        if fresh:
-            out.append({**group, "hooks": fresh})
-    return out
 
 
 STARTER_GUARDS = (
@@ -371,7 +248,7 @@ def _config_with(
     hooks = data["hooks"]
     if not isinstance(hooks, dict):
         raise InstallError(f"{path}: `hooks` must be a mapping of event names")
-    fresh = {event: _new_only(groups, hooks.get(event)) for event, groups in moved.items()}
+    fresh = {event: new_groups_only(groups, hooks.get(event)) for event, groups in moved.items()}
     if not any(fresh.values()):
         return before  # every moved hook is in it already
     for event, groups in fresh.items():
@@ -486,7 +363,7 @@ def without_registration(
             rest = [h for h in handlers if not is_registration(h)]
             if rest:
                 out.append({**group, "hooks": rest})
-        out += copy.deepcopy(_new_only(list(restored.get(event, [])), out))
+        out += copy.deepcopy(new_groups_only(list(restored.get(event, [])), out))
         if out:
             hooks[event] = out
     for event, groups in restored.items():
@@ -497,75 +374,6 @@ def without_registration(
 
 
 # --- the backup kept in the state directory -------------------------------------------------
-
-
-def backup_file(env: Mapping[str, str], settings: Path) -> Path:
-    key = hashlib.sha256(str(settings).encode()).hexdigest()[:24]
-    return Path(state_dir(env)) / "installs" / f"{key}.json"
-
-
-def _encode(content: bytes | None) -> str | None:
-    return base64.b64encode(content).decode() if content is not None else None
-
-
-def _decode(text: str | None) -> bytes | None:
-    return base64.b64decode(text) if text is not None else None
-
-
-@dataclass
-class Backup:
-    settings: Path
-    config: Path
-    settings_original: bytes | None
-    config_original: bytes | None
-    settings_installed: str | None  # sha256 of what install wrote
-    config_installed: str | None
-    moved: dict[str, list[Any]]
-    _: KW_ONLY
-    exact: bool  # the originals are still the whole truth: no edits between two installs
-    config_edited: bool = False  # the user edited the config between two installs: keep it
-    wall: dict[str, Any] = field(default_factory=dict)  # what install added for the sandbox
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "settings": str(self.settings),
-            "config": str(self.config),
-            "settings_original": _encode(self.settings_original),
-            "config_original": _encode(self.config_original),
-            "settings_installed": self.settings_installed,
-            "config_installed": self.config_installed,
-            "moved": self.moved,
-            "exact": self.exact,
-            "config_edited": self.config_edited,
-            "wall": self.wall,
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Backup:
-        return cls(
-            Path(data["settings"]),
-            Path(data["config"]),
-            _decode(data["settings_original"]),
-            _decode(data["config_original"]),
-            data["settings_installed"],
-            data["config_installed"],
-            dict(data["moved"]),
-            exact=bool(data["exact"]),
-            config_edited=bool(data.get("config_edited", False)),
-            wall=dict(data.get("wall") or {}),
-        )
-
-
-def load_backup(path: Path) -> Backup | None:
-    try:
-        return Backup.from_json(json.loads(path.read_bytes()))
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InstallError(
-            f"{path}: the install backup is unreadable ({error}); remove it to "
-            "uninstall by taking the registration out only"
-        ) from None
 
 
 def put_up_wall(plan: Plan, keep: Any, env: Mapping[str, str], project: str | None = None) -> Plan:
@@ -652,57 +460,6 @@ def _without_ours(group: Any) -> Any:
     return {**group, "hooks": rest} if rest else None
 
 
-def _merged_wall(previous: Mapping[str, Any], added: Mapping[str, Any]) -> dict[str, Any]:
-    """What two installs added together: the first one's scalars' old values win."""
-    if not previous:
-        return dict(added)
-    if not added:
-        return dict(previous)
-    lists = {key: list(value) for key, value in previous.get("lists", {}).items()}
-    for key, value in added.get("lists", {}).items():
-        lists[key] = [*lists.get(key, []), *(v for v in value if v not in lists.get(key, []))]
-    return {
-        "created": [*previous.get("created", []), *added.get("created", [])],
-        "scalars": {**added.get("scalars", {}), **previous.get("scalars", {})},
-        "lists": lists,
-    }
-
-
-def next_backup(previous: Backup | None, plan: Plan) -> Backup:
-    installed = (_sha(plan.settings_after), _sha(plan.config_after))
-    if previous is None:
-        return Backup(
-            plan.settings,
-            plan.config,
-            plan.settings_before,
-            plan.config_before,
-            *installed,
-            {k: list(v) for k, v in plan.moved.items()},
-            exact=True,
-            wall=dict(plan.wall),
-        )
-    config_untouched = previous.config_installed == _sha(plan.config_before)
-    # A settings file put back as it was (`git checkout`) is the original again, not an edit.
-    settings_untouched = previous.settings_installed == _sha(plan.settings_before) or (
-        plan.settings_before == previous.settings_original
-    )
-    untouched = settings_untouched and config_untouched
-    moved = {k: list(v) for k, v in previous.moved.items()}
-    for event, groups in plan.moved.items():
-        moved[event] = [*moved.get(event, []), *_new_only(groups, moved.get(event))]
-    return Backup(
-        previous.settings,
-        previous.config,
-        previous.settings_original,
-        previous.config_original,
-        *installed,
-        moved,
-        exact=previous.exact and untouched,
-        config_edited=previous.config_edited or not config_untouched,
-        wall=_merged_wall(previous.wall, plan.wall),
-    )
-
-
 def config_hooks(path: Path, content: bytes | None) -> dict[str, list[Any]]:
     """The hooks block of a ccbridge config, for putting back into a settings file."""
     if content is None:
@@ -762,11 +519,11 @@ def plan_uninstall(
         return Plan(
             where.settings, where.config, settings_now, after, config_now, config_now, notes=notes
         )
-    config_untouched = not backup.config_edited and _sha(config_now) == backup.config_installed
+    config_untouched = not backup.config_edited and sha(config_now) == backup.config_installed
     config_after = backup.config_original if config_untouched else config_now
     if not config_untouched and config_now is not None:
         notes.append(f"{where.config} has edits you made since install: it is kept as it is")
-    if backup.exact and _sha(settings_now) == backup.settings_installed:
+    if backup.exact and sha(settings_now) == backup.settings_installed:
         after = backup.settings_original
         if not config_untouched:
             after = _kept_config_hooks(where, after, config_now, notes)
@@ -832,60 +589,6 @@ def keep_out_of_git(path: Path) -> str | None:
     before = exclude.read_text() if exclude.is_file() else ""
     exclude.write_text(before + ("" if before.endswith("\n") or not before else "\n") + line + "\n")
     return f"added {line} to {exclude} (this machine's settings are not for the repository)"
-
-
-def write_file(path: Path, content: bytes | None, mode: int | None = None) -> None:
-    """Atomically replace (or, for None, remove) a file, keeping its permissions; with `mode`,
-    with that mode from the start (nothing readable by others even for a moment)."""
-    if content is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.ccbridge-{os.getpid()}.tmp")
-    if mode is not None:
-        temporary.unlink(missing_ok=True)
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(content)
-        os.chmod(temporary, mode)  # whatever the umask
-    else:
-        temporary.write_bytes(content)
-        with contextlib.suppress(FileNotFoundError):  # a new file keeps the default mode
-            os.chmod(temporary, path.stat().st_mode & 0o7777)
-    os.replace(temporary, path)
-
-
-def write_backup(path: Path, backup: Backup | None) -> None:
-    if backup is None:
-        path.unlink(missing_ok=True)
-        return
-    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    # the originals of both files: private, as every file in the state directory
-    write_file(path, json.dumps(backup.to_json(), indent=2).encode(), mode=0o600)
-
-
-def apply(plan: Plan) -> None:
-    if plan.config_after != plan.config_before:
-        write_file(plan.config, plan.config_after)
-    if plan.settings_after != plan.settings_before:
-        write_file(plan.settings, plan.settings_after, plan.mode)
-
-
-def read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise InstallError(f"{path}: cannot read it ({error.strerror})") from None
-
-
-def write_with_backup(env: Mapping[str, str], plan: Plan) -> None:
-    """Keep the originals of the plan's files (so that uninstall can put them back), then write
-    it. Any agent's settings file, and the local copy beside a project install, go this way."""
-    backup = backup_file(env, plan.settings)
-    write_backup(backup, next_backup(load_backup(backup), plan))
-    apply(plan)
 
 
 # Planning from the machine: the settings and config files as they are, the layered config as

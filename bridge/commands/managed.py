@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bridge.commands.install import InstallError
+from bridge.commands.settings_json import InstallError
 from bridge.config.registrations import CC_TIMEOUT, is_registration
 from bridge.paths import MANAGED_DIR_ENV
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridge.commands import install as installing
+from bridge.commands import settings_json
 from bridge.config import registrations
 from bridge.config.schema import MAX_HOOK_TIMEOUT
 from bridge.wire.event import GOAL_EVENTS, POST_EVENTS, SUBHOOK_EVENTS
@@ -219,7 +220,7 @@ def handler_list(hooks: dict[str, Any]) -> list[tuple[str, str]]:
 @settings(max_examples=60, deadline=None)
 @given(hook_blocks, st.booleans())
 def test_install_is_idempotent_and_loses_no_hook(hooks: dict[str, Any], goals: bool) -> None:
-    before = installing.dump_settings({"model": "x", "hooks": hooks})
+    before = settings_json.dump_settings({"model": "x", "hooks": hooks})
     plan = installing.plan_install(WHERE, before, None, "/bin/ccbridge run", goals)
     assert plan.settings_after is not None
     again = installing.plan_install(

@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bridge.commands import install as installing
+from bridge.commands import settings_json
 from bridge.wire.event import POST_EVENTS
 from tests.support.sandbox import Sandbox
 
@@ -41,7 +41,7 @@ JSON = st.recursive(
 @given(st.dictionaries(st.text(max_size=4), JSON, min_size=1, max_size=4))
 def test_the_settings_layout_is_json_dumps_where_nothing_was_on_one_line(data: Any) -> None:
     like = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-    assert installing.dump_settings(data, like.encode()) == like.encode()
+    assert settings_json.dump_settings(data, like.encode()) == like.encode()
 
 
 def test_install_keeps_a_one_line_array_on_one_line(sandbox: Sandbox) -> None:

@@ -82,7 +82,7 @@ MUTANTS = (
     ),
     Mutant(
         "reinstall-forgets-a-config-edit",
-        "bridge/commands/install.py",
+        "bridge/commands/install_plan.py",
         "config_edited=previous.config_edited or not config_untouched,\n",
         "config_edited=previous.config_edited,\n",
         ("tests/cli/test_reinstall.py",),
@@ -202,7 +202,7 @@ MUTANTS = (
     ),
     Mutant(
         "reinstall-forgets-a-settings-edit",
-        "bridge/commands/install.py",
+        "bridge/commands/install_plan.py",
         "        exact=previous.exact and untouched,\n",
         "        exact=previous.exact and config_untouched,\n",
         ("tests/cli/test_reinstall.py",),
