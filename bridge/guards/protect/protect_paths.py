@@ -26,17 +26,17 @@ word it cannot resolve before the command runs (see `bridge.shell.syntax`: `$x`,
 program an interpreter runs, or a writer fed by `xargs`. Variables the command line assigns
 literally are put in first (`D=/x/sta; sqlite3 ${D}te/goals.sqlite3` is read as written out),
 then variables of the hook's environment that the line does not assign (`$HOME`, `$TMPDIR`).
-A command that only reads or prints (`echo $HOME`, `ls $(pwd)`, `git commit -m "$(cat m)"`)
-passes; any other with an unresolvable word is denied when the line mentions a piece of a
-protected path (`.claude`, `ccbridge`, `goals.sqlite3` ...). Inline interpreter code (`python
--c`, `perl -e`, `node -e`, `ruby -e`, here-documents) is denied when it imports `bridge` or uses
-`runpy`, shells out to a command denied here (`subprocess.run(['ccbridge', 'run'])`), names a
-protected path literally, or can write files (`open`, `write`, `rename`, `sqlite3` ...) and
-mentions one of those pieces. Any command outside a short allow-list of readers is read by
-`bridge.guards.protect.tripwire`: its every word counts as a path it may write, the code it
-hands on (`trap`, `env -S`, `git -c core.*`, `*_EDITOR` ...) is judged as commands, and a
-program running `run`/`install`/`uninstall` is looked at on disk (a copy of ccbridge under
-another name). Git verbs are read by what they do to the work tree (`bridge.guards.protect.
+A command that only reads or prints (`echo $HOME`, `ls $(pwd)`, `git commit -m "$(cat m)"`) passes;
+any other with an unresolvable word is denied when the line mentions a piece of a protected path
+(`.claude`, `ccbridge`, `goals.sqlite3` ...). Inline interpreter code (`python -c`, `perl -e`, `node
+-e`, `ruby -e`, here-documents) is denied when it imports `bridge` or uses `runpy`, shells out to a
+command denied here (`subprocess.run(['ccbridge', 'run'])`), names a protected path literally, or
+can write files (`open`, `write`, `rename`, `sqlite3` ...) and mentions one of those pieces
+(`bridge.guards.protect.interpreted`). Any command outside a short allow-list of readers is read by
+`bridge.guards.protect.tripwire`: its every word counts as a path it may write, the code it hands on
+(`trap`, `env -S`, `git -c core.*`, `*_EDITOR` ...) is judged as commands, and a program running
+`run`/`install`/`uninstall` is looked at on disk (a copy of ccbridge under another name).
+Git verbs are read by what they do to the work tree (`bridge.guards.protect.
 writes.git_work_tree`): paths given or implied, the whole tree for `reset --hard` or `stash`,
 and for the verbs that move HEAD when a settings file is tracked there.
 
