@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 def judge(call: BashCall, command: SimpleCommand, code: str) -> str | None:
     """The objection to the inline `code` of `command`, in self-protection's judgement `call`."""
-    assert call.strict is not None
     label = call.label
     call.depth += 1
     try:
@@ -35,7 +34,7 @@ def judge(call: BashCall, command: SimpleCommand, code: str) -> str | None:
         call.depth -= 1
     if reason is not None:
         return reason if reason.startswith(label) else f"{label}: `{shown(command)}`: {reason}"
-    hint = next((name for name in sorted(call.strict.names) if name in code), None)
+    hint = call.mentioned(code)
     if hint is not None and CODE_WRITES.search(code):
         return (
             f"{label}: `{shown(command)}` runs code that can write files and mentions {hint}; "

@@ -614,6 +614,11 @@ class BashCall:
 
         return interpreted.judge(self, command, source.text)
 
+    def mentioned(self, text: str) -> "str | None":
+        """The first piece of a protected path (`.claude`, `goals.sqlite3` ...) `text` holds."""
+        assert self.strict is not None
+        return next((name for name in sorted(self.strict.names) if name in text), None)
+
     def _unknown_words(self, command: "SimpleCommand", script: "Script") -> "str | None":
         """An unresolvable word in a command that may write, in a line naming protected bits."""
         assert self.strict is not None
@@ -629,8 +634,7 @@ class BashCall:
         )
         if unknown is None:
             return None
-        text = source_text(script)
-        hint = next((name for name in sorted(self.strict.names) if name in text), None)
+        hint = self.mentioned(source_text(script))
         if hint is None:
             return None
         return (

@@ -167,9 +167,7 @@ def _alias(call: BashCall, command: SimpleCommand, script: Script) -> str | None
 
 def _runtime_code(call: BashCall, command: SimpleCommand, script: Script, what: str) -> str | None:
     """Code only known when it runs: a possible write, in a line naming protected bits."""
-    assert call.strict is not None
-    text = source_text(script)
-    hint = next((name for name in sorted(call.strict.names) if name in text), None)
+    hint = call.mentioned(source_text(script))
     if hint is None:
         return None
     return (
