@@ -35,10 +35,10 @@ can write files (`open`, `write`, `rename`, `sqlite3` ...) and mentions one of t
 (`bridge.guards.protect.interpreted`). Any command outside a short allow-list of readers is read by
 `bridge.guards.protect.tripwire`: its every word counts as a path it may write, the code it hands on
 (`trap`, `env -S`, `git -c core.*`, `*_EDITOR` ...) is judged as commands, and a program running
-`run`/`install`/`uninstall` is looked at on disk (a copy of ccbridge under another name).
-Git verbs are read by what they do to the work tree (`bridge.guards.protect.
-writes.git_work_tree`): paths given or implied, the whole tree for `reset --hard` or `stash`,
-and for the verbs that move HEAD when a settings file is tracked there.
+`run`/`install`/`uninstall` is looked at on disk (a copy of ccbridge under another name). Git
+verbs are read by what they do to the work tree (`bridge.guards.protect.writes.git_work_tree`):
+paths given or implied, the whole tree for `reset --hard` or `stash`, and for the verbs that move
+HEAD when a settings file is tracked there.
 
 Not covered, by design of a text judgement: a program that computes a protected path itself
 (a script file the agent wrote and then runs, code piped into an interpreter, inline code that
