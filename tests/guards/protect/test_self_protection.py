@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from bridge.guards.protect import protect_paths
 from bridge.guards.protect.entries import Entry
 from bridge.guards.protect.protect_paths import self_protection_guard
 from bridge.paths import protected_roots
-from bridge.pipeline import Ask, Execution
+from bridge.pipeline import Ask, Execution, Guard
 from tests.support import verdicts
 from tests.support.sandbox import Sandbox, encode, pre_tool_use
 
@@ -248,3 +249,68 @@ def test_every_cc_settings_file_is_protected(tmp_path: Path, settings: str) -> N
     outcome = sandbox.call(config, encode(event), {"CLAUDE_PROJECT_DIR": str(project)})
     assert (outcome.exit_code, outcome.decision) == (2, "deny"), outcome
     assert "self-protection" in outcome.reason
+
+
+# Inline interpreter code (bridge/guards/protect/interpreted.py): the shell commands it runs are
+# judged as the line's commands are, the code itself read as shell for its literal commands.
+
+
+def _settings_guarded(tmp_path: Path) -> tuple[Path, Guard]:
+    settings_file = tmp_path / "proj" / ".claude" / "settings.json"
+    settings_file.parent.mkdir(parents=True)
+    settings_file.write_text("{}")
+    state = tmp_path / "state" / "ccbridge"
+    state.mkdir(parents=True)
+    return tmp_path / "proj", self_protection_guard([settings_file], [], [state])
+
+
+_WRITES_THROUGH_A_VALUE = "D={}/{}; touch ${{D}}ude/settings.js''on"
+
+
+@pytest.mark.parametrize(
+    ("interpreter", "code"),
+    [
+        ("python3 -c", f'import os; os.system("{_WRITES_THROUGH_A_VALUE}")'),  # a command it runs
+        ("perl -e", _WRITES_THROUGH_A_VALUE),  # Perl that reads as shell: its literal commands
+    ],
+)
+def test_a_command_inline_code_runs_is_judged_as_a_command(
+    tmp_path: Path, interpreter: str, code: str
+) -> None:
+    """The code names no protected piece (`.cla` + `ude`, `settings.js''on`): only judging the
+    command it runs, with the value it assigns put in, finds the write."""
+    project, guard = _settings_guarded(tmp_path)
+    for directory, refused in ((".cla", True), (".cache", False)):
+        command = f"{interpreter} {shlex.quote(code.format(project, directory))}"
+        verdict = verdicts.plain(guard(Execution.create("Bash", {"command": command}, cwd="/work")))
+        if refused:
+            verdicts.denied(verdict, "`touch ", "/.claude/settings.json", "matches protected")
+        else:
+            assert verdict is None, command
+
+
+def test_inline_code_that_computes_the_program_it_starts_is_refused(state: Path) -> None:
+    reason = verdicts.denied(
+        judge(state, """python3 -c 'import os; os.system("$X run")'"""),
+        "cannot tell what the inline code runs",
+    )
+    assert "command name" not in reason
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        """python3 -c 'import os; os.system("ls")'""",  # a command the code runs
+        "perl -e 'print 1'",  # the code read as shell
+    ],
+)
+def test_after_inline_code_a_command_is_judged_as_a_command_again(state: Path, code: str) -> None:
+    """The judgement of the code is over when the next command of the line comes."""
+    verdicts.denied(judge(state, f"{code}; $CMD x"), "`$CMD x`", "the command name $CMD")
+
+
+def test_a_word_of_code_read_as_shell_is_not_a_command_only_known_when_it_runs(
+    state: Path,
+) -> None:
+    """`$h{k}` in a command's place is Perl, not a computed program name."""
+    assert judge(state, "perl -e '$h{k} = 1; print $h{k}'") is None
