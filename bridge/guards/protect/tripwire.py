@@ -99,10 +99,16 @@ _READS_STDIN = STDIN_FILES | {"-"}  # what `.` and `source` read the script from
 CCBRIDGE_SUBCOMMANDS = frozenset({"run", "install", "uninstall", "reinstall", "explain"})
 # What a copy of ccbridge's launcher (or a wrapper script around it) holds.
 _LAUNCHER_MARKS = (b"import bridge", b"from bridge", b"bridge.__main__", b"-m bridge", b"ccbridge")
+# sed's `e` command runs the rest of its line, `;` and `}` included (a backslash-newline goes
+# on), as GNU sed reads it; the `s` command's `e` flag runs the pattern space, a run-time value.
 _SED_EXEC = Lazy(
-    r"(?:^|[;\n{}!$\d])\s*e(?:[ \t]+([^;\n}]*)|\s*(?:$|[;\n}]))|/[gpiImM\d]*e\s*(?:$|[;\n}])"
+    r"(?:(?:^|[;\n{}!$\d])\s*e[ \t]*|/\s*e[ \t]+)((?:[^\n\\]|\\[\s\S])*)"
+    r"|/[gpiImM\d]*e\s*(?:$|[;\n}])"
 )
-_AWK_CODE = Lazy(r"\bsystem\s*\(\s*(?:\"([^\"]*)\"\s*\))?|\|\s*(?:\"([^\"]*)\")?|\"([^\"]*)\"\s*\|")
+# awk's `system("cmd")`, `print | "cmd"` and `"cmd" | getline`.
+_AWK_CODE = Lazy(
+    r"\bsystem\s*\(\s*(?:\"([^\"]*)\"\s*\))?|\|\s*(?:\"([^\"]*)\")?|\"([^\"]*)\"\s*\|\s*getline"
+)
 _TOKENS = Lazy(r"[\s'\"`()\[\]{},;:<>|&=]+")
 _EXTGLOB = Lazy(r"[?*+@!]\([^()]*\)")
 
@@ -329,7 +335,8 @@ def _environment_codes(command: SimpleCommand, assignments: Mapping[str, str | N
             or variable.endswith(CODE_VARIABLE_ENDINGS)
             or variable.startswith("GIT_CONFIG_VALUE_")  # `git -c` through the environment
         ):
-            yield f"${variable}", value
+            # `GIT_CONFIG_VALUE_0='!cmd'` for an alias is `git -c alias.x='!cmd'`
+            yield f"${variable}", value.removeprefix("!") if value else value
     if argv and any(c in argv[0] for c in " \t\n"):  # `watch 'cmd'`: a wrapper runs a string
         yield argv[0], " ".join(argv) if 0 not in command.dynamic else None
     for k, word in enumerate(words):  # `env -S 'CODE'`: env was unwrapped, its words remain
@@ -369,7 +376,7 @@ def _mapfile_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) ->
 def _sed_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
     for text in _sed_scripts(argv):
         for found in _SED_EXEC.finditer(text):
-            yield "sed e", found[1] if found[1] else None
+            yield "sed e", (found[1] or "").replace("\\\n", "\n").strip() or None
 
 
 def _awk_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
@@ -407,10 +414,12 @@ def _debugger_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -
         if value is not None:
             text = value.strip()
             head, _, rest = text.partition(" ")
+            if head == "platform":  # lldb's `platform shell CMD`
+                head, _, rest = rest.strip().partition(" ")
             if text.startswith("!"):  # `!cmd` and `! cmd`
                 yield f"{name} -ex", text[1:]
             else:
-                yield f"{name} -ex", rest if head in ("shell", "platform") else None
+                yield f"{name} -ex", rest if head == "shell" else None
 
 
 def _zip_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
@@ -512,8 +521,12 @@ def _git_codes(argv: tuple[str, ...], command: SimpleCommand) -> Iterator[tuple[
             if option in ("-x", "--exec"):
                 yield "git rebase --exec", value
         yield from (("git rebase --exec", w[7:]) for w in rest if w.startswith("--exec="))
-    elif verb in ("bisect", "submodule") and rest[:1] in (("run",), ("foreach",)):
-        yield f"git {verb} {rest[0]}", shlex.join(rest[1:])
+    elif verb == "bisect" and rest[:1] == ("run",):  # git quotes every word: no shell code
+        yield "git bisect run", shlex.join(rest[1:])
+    elif verb == "submodule" and rest[skip_options(rest, 0, frozenset()) :][:1] == ("foreach",):
+        words = rest[skip_options(rest, rest.index("foreach") + 1, frozenset()) :]
+        if words:  # the first word is shell code, the others its "$@"
+            yield "git submodule foreach", " ".join((words[0], *map(shlex.quote, words[1:])))
     elif verb == "filter-branch":
         for option, value in pairs(rest):
             if option.endswith("-filter"):
@@ -522,6 +535,7 @@ def _git_codes(argv: tuple[str, ...], command: SimpleCommand) -> Iterator[tuple[
         for option, value in pairs(rest):
             if option in ("-x", "--extcmd"):
                 yield "git difftool --extcmd", value
+        yield from (("git difftool --extcmd", w[9:]) for w in rest if w.startswith("--extcmd="))
 
 
 def _tmux_codes(argv: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
