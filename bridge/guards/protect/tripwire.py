@@ -35,7 +35,14 @@ from bridge.guards.protect import (
     source_text,
 )
 from bridge.shell import Lazy, pairs
-from bridge.shell.runners import SHELLS, STDIN_FILES, inline_programs, skip_options
+from bridge.shell.runners import (
+    SHELLS,
+    STDIN_FILES,
+    Program,
+    inline_programs,
+    program,
+    skip_options,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -60,7 +67,12 @@ READ_UNLESS = {
     "hostname": ("-F", "--file"),
 }
 READ_UNLESS["uniq"] = ()
-TWO_OPERANDS_WRITE = frozenset({"uniq", "xxd"})
+# Those that write a second operand: name -> their options that take a value (`xxd -g 1 F`).
+TWO_OPERANDS_WRITE = {
+    "uniq": frozenset({"-f", "-s", "-w"}),
+    "xxd": frozenset({"-c", "-g", "-l", "-o", "-s", "-n", "-cols", "-groupsize", "-len"})
+    | frozenset({"-offset", "-seek", "-name"}),
+}
 # Commands that make what they name and never change what exists: only an exact hit counts.
 CREATORS = frozenset({"mkdir"})
 # Commands whose writes are read from their syntax (`written_by_model`): what else they name
@@ -185,15 +197,15 @@ def _runtime_code(call: BashCall, command: SimpleCommand, script: Script, what: 
 def read_only(command: SimpleCommand) -> bool:
     """Whether a command the quick allow-list left out still only reads (`sort F`, `git log`)."""
     name, argv = command.name, command.argv
-    if name.startswith("python") and argv[1:3] == ("-m", "json.tool"):
-        operands = [w for w in argv[3:] if not w.startswith("-")]
-        return len(operands) <= 1  # `json.tool IN OUT` writes OUT
+    if name.startswith("python") and program(argv) == Program("module", "json.tool"):
+        module = next(i for i, w in enumerate(argv) if w.endswith("json.tool"))
+        return len(_operands(argv[module:], frozenset({"--indent"}))) <= 1  # IN OUT writes OUT
     if name in READ_UNLESS:
         options = READ_UNLESS[name]
         if any(w.startswith(options) for w in argv[1:]):
             return False
-        operands = [w for w in argv[1:] if not w.startswith("-") or w == "-"]
-        return not (name in TWO_OPERANDS_WRITE and len(operands) > 1)
+        with_value = TWO_OPERANDS_WRITE.get(name)
+        return with_value is None or len(_operands(argv, with_value)) <= 1
     if name == "git":
         verb = git_verb(argv)
         if verb not in GIT_READ_VERBS or any(w.startswith(GIT_WRITING_OPTIONS) for w in argv):
@@ -202,6 +214,17 @@ def read_only(command: SimpleCommand) -> bool:
             return False
         return not _git_config_options(argv)
     return False
+
+
+def _operands(argv: tuple[str, ...], with_value: frozenset[str]) -> list[str]:
+    """The operands of `argv[1:]`, `-` included, past options and the values `with_value` take."""
+    found, words = [], iter(argv[1:])
+    for word in words:
+        if word in with_value:
+            next(words, None)
+        elif word == "-" or not word.startswith("-"):
+            found.append(word)
+    return found
 
 
 def git_verb(argv: tuple[str, ...]) -> str:
@@ -295,8 +318,7 @@ def tar_archive(command: SimpleCommand) -> str | None:
             rest = cluster[cluster.index("f") + 1 :]
             if rest and word.startswith("-"):
                 return rest
-            later = [w for w in argv[i + 1 :] if not w.startswith("-")]
-            return later[0] if later else None
+            return argv[i + 1] if i + 1 < len(argv) else None  # `-cf - .claude`: stdout
     return None
 
 
