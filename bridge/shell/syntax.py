@@ -19,7 +19,8 @@ What cannot be known before the command runs is marked, never guessed:
   (`"$(command -v ccbridge)"` reads `$(command -v ccbridge)`). `0 in dynamic` means the
   command name itself is unknown (`x=rm; $x -rf /`).
 - `SimpleCommand.more_args`: a wrapper (`xargs`) appends arguments read at run time.
-- `Redirect.dynamic`: the same for a redirection's target.
+- `Redirect.dynamic`: the same for a redirection's target; for a here-document, a body bash
+  expands before the command reads it (an unquoted delimiter, a `$` or backquote in the body).
 """
 
 import os
@@ -175,6 +176,7 @@ class _Redir(Record, frozen=True, slots=True):
     fd: str
     body: "str | None" = None
     subs: "tuple[str, ...]" = ()
+    expands: bool = False  # a here-document's body holds an expansion bash makes
 
 
 _Token = _Word | _Op | _Redir
@@ -313,7 +315,8 @@ class _Lexer:
         subs: list[str] = []
         if not quoted:  # an unquoted delimiter means the body is expanded: $(...) runs
             _Lexer(body, 0, self.depth + 1)._quoted(subs, terminator=None)
-        return _Redir(token.op, token.fd, body, tuple(subs))
+        expands = not quoted and ("$" in body or "`" in body)
+        return _Redir(token.op, token.fd, body, tuple(subs), expands)
 
     def _word(self) -> "_Word":
         s, start = self.s, self.i
@@ -489,7 +492,8 @@ class _Parser:
                 if not isinstance(target, _Word):
                     raise _CannotParse(f"redirection {token.op} without a target")
                 i += 1
-                self.redirects.append(_redirect(token.op, token.fd, target, token.body))
+                redirect = _redirect(token.op, token.fd, target, token.body, token.expands)
+                self.redirects.append(redirect)
                 self.subs.extend(token.subs + target.subs)
             elif isinstance(token, _Word):
                 self._word(token, previous)
@@ -595,9 +599,11 @@ def _command(
     )
 
 
-def _redirect(op: str, fd: str, target: "_Word", body: "str | None") -> "Redirect":
+def _redirect(
+    op: str, fd: str, target: "_Word", body: "str | None", expands: bool = False
+) -> "Redirect":
     if body is not None or op in ("<<", "<<-"):  # a here-document's delimiter is not expanded
-        return Redirect(op, target.text, fd, body)
+        return Redirect(op, target.text, fd, body, expands)
     fields = _fields(target)
     if len(fields) != 1:  # bash refuses it ("ambiguous redirect"); say we cannot tell
         return Redirect(op, target.text, fd, body, dynamic=True)

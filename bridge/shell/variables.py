@@ -67,10 +67,13 @@ def put_in(source: str, chosen: dict[str, str]) -> str:
     """`source` with `$name` and `${name}` of the chosen variables expanded as bash expands
     them: outside quotes each field of the value a word of its own, quoted so that nothing in
     it is syntax (glob characters stay active, as bash globs the fields); inside double quotes
-    the value escaped for them; inside single quotes, `$'...'` and comments nothing."""
+    the value escaped for them; inside single quotes, `$'...'`, comments and arithmetic
+    nothing. In a here-document's body the value goes in as it is (nothing at all where the
+    delimiter is quoted, or the value holds a newline, which would end the body's line)."""
     out: list[str] = []
     # Contexts: "" plain, '"' double quotes; a `$(`/backquote inside quotes starts plain text.
     stack: list[str] = [""]
+    heredocs: list[tuple[str, bool, bool]] = []  # delimiter, quoted, `<<-`: bodies to come
     i, n = 0, len(source)
     while i < n:
         c, context = source[i], stack[-1]
@@ -78,17 +81,23 @@ def put_in(source: str, chosen: dict[str, str]) -> str:
         if c == "\\":
             out.append(source[i : i + 2])
             i += 2
-        elif plain and c == "'":
-            end = source.find("'", i + 1)
-            end = n - 1 if end < 0 else end
-            out.append(source[i : end + 1])
-            i = end + 1
-        elif plain and source.startswith("$'", i):
-            j = i + 2
-            while j < n and source[j] != "'":
-                j += 2 if source[j] == "\\" else 1
-            out.append(source[i : j + 1])
-            i = j + 1
+        elif plain and source.startswith("((", i):  # arithmetic: `<<` there is a shift
+            end = _arithmetic_end(source, i)
+            out.append(source[i:end])
+            i = end
+        elif plain and c == "<" and source.startswith("<<", i) and source[i + 2 : i + 3] != "<":
+            end, heredoc = _heredoc_start(source, i)
+            out.append(source[i:end])
+            heredocs += [heredoc] if heredoc else []
+            i = end
+        elif c == "\n" and heredocs:
+            out.append(c)
+            i = _put_in_bodies(source, i + 1, heredocs, chosen, out)
+            heredocs = []
+        elif plain and (c == "'" or source.startswith("$'", i)):
+            end = _single_quoted_end(source, i)
+            out.append(source[i:end])
+            i = end
         elif plain and c == "#" and (not out or out[-1][-1:] in _BEFORE_COMMENT):
             end = source.find("\n", i)
             end = n if end < 0 else end
@@ -105,29 +114,114 @@ def put_in(source: str, chosen: dict[str, str]) -> str:
             stack.append("(")
             out.append("$(")
             i += 2
-        elif c == "(" and context == "(":
-            stack.append("(")
-            out.append(c)
-            i += 1
-        elif c == ")" and context == "(":
-            stack.pop()
+        elif c in "()" and context == "(":
+            if c == "(":
+                stack.append(c)
+            else:
+                stack.pop()
             out.append(c)
             i += 1
         elif c == "$" and i + 1 < n and (source[i + 1] in _NAME_START or source[i + 1] == "{"):
-            braced = source[i + 1] == "{"
-            start = i + 2 if braced else i + 1
-            end = start
-            while end < n and source[end] in _NAME:
-                end += 1
-            name = source[start:end]
-            closed = not braced or source.startswith("}", end)
-            if name in chosen and closed:
-                value = chosen[name]
-                out.append(_fields(value) if plain else _quoted_value(value))
-                i = end + (1 if braced else 0)
-            else:
+            value, end = _reference(source, i, chosen)
+            if value is None:
                 out.append(source[i:end])
-                i = end
+            else:
+                out.append(_fields(value) if plain else _quoted_value(value))
+            i = end
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _single_quoted_end(source: str, i: int) -> int:
+    """Past the `'...'` or `$'...'` starting at `i` (nothing in either is expanded)."""
+    if source[i] == "'":
+        end = source.find("'", i + 1)
+        return len(source) if end < 0 else end + 1
+    j = i + 2
+    while j < len(source) and source[j] != "'":
+        j += 2 if source[j] == "\\" else 1
+    return j + 1
+
+
+def _reference(text: str, i: int, chosen: dict[str, str]) -> tuple[str | None, int]:
+    """The chosen value the `$name` or `${name}` at `i` stands for, and where it ends; for a
+    variable not chosen None, and where its name ends."""
+    braced = text[i + 1] == "{"
+    start = end = i + 2 if braced else i + 1
+    while end < len(text) and text[end] in _NAME:
+        end += 1
+    if text[start:end] in chosen and (not braced or text.startswith("}", end)):
+        return chosen[text[start:end]], end + braced
+    return None, end
+
+
+def _heredoc_start(source: str, i: int) -> tuple[int, tuple[str, bool, bool] | None]:
+    """Past `<<DELIM` (or `<<-`) at `i`: where it ends, and (delimiter, quoted, tabs stripped)."""
+    j = i + 2
+    strip = source.startswith("-", j)
+    j += strip
+    while j < len(source) and source[j] in " \t":
+        j += 1
+    start = j
+    while j < len(source) and source[j] not in " \t\n;&|<>()":
+        j += 2 if source[j] == "\\" else 1
+    word = source[start:j]
+    if not word:
+        return j, None
+    delimiter = word.replace("\\", "").replace("'", "").replace('"', "")
+    return j, (delimiter, delimiter != word, strip)
+
+
+def _arithmetic_end(source: str, i: int) -> int:
+    """Past the `))` closing the `((` at `i` (its text is left as it is: values stay unknown)."""
+    depth, j = 0, i
+    while j < len(source):
+        depth += (source[j] == "(") - (source[j] == ")")
+        j += 1
+        if depth == 0:
+            break
+    return j
+
+
+def _put_in_bodies(
+    source: str,
+    i: int,
+    heredocs: list[tuple[str, bool, bool]],
+    chosen: dict[str, str],
+    out: list[str],
+) -> int:
+    """The here-documents' bodies from `i`, each to its delimiter line, into `out`: with the
+    chosen values put in as bash expands a body (raw: no fields, no quotes), unless the
+    delimiter was quoted. Returns where the text after them starts."""
+    for delimiter, quoted, strip in heredocs:
+        while i < len(source):
+            end = source.find("\n", i)
+            end = len(source) if end < 0 else end + 1
+            line = source[i:end]
+            i = end
+            if (line.lstrip("\t") if strip else line).rstrip("\n") == delimiter:
+                out.append(line)
+                break
+            out.append(line if quoted else _raw(chosen, line))
+    return i
+
+
+def _raw(chosen: dict[str, str], line: str) -> str:
+    """A body line with `$name` and `${name}` of the chosen variables put in as they are."""
+    out: list[str] = []
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == "\\":  # `\$x` is a literal `$x`
+            out.append(line[i : i + 2])
+            i += 2
+        elif c == "$" and i + 1 < n and (line[i + 1] in _NAME_START or line[i + 1] == "{"):
+            value, end = _reference(line, i, chosen)
+            unknown = value is None or "\n" in value  # (a newline would end the body's line)
+            out.append(line[i:end] if unknown or value is None else value)
+            i = end
         else:
             out.append(c)
             i += 1

@@ -120,8 +120,27 @@ def test_here_document_body_and_following_command() -> None:
     assert [c.argv for c in commands] == [("cat",), ("ls",)]
     assert commands[0].redirects == (
         Redirect(">", "out"),
-        Redirect("<<-", "EOF", body="it's $HOME"),
+        Redirect("<<-", "EOF", body="it's $HOME", dynamic=True),  # bash expands the body
     )
+
+
+@pytest.mark.parametrize(
+    ("delimiter", "body", "expands"),
+    [
+        ("EOF", "$HOME/x", True),
+        ("EOF", "`pwd`/x", True),
+        ("EOF", "plain/x", False),
+        ("'EOF'", "$HOME/x", False),
+        ('"EOF"', "$HOME/x", False),
+        ("\\EOF", "$HOME/x", False),
+        ("E'O'F", "$HOME/x", False),
+    ],
+)
+def test_a_here_document_body_expands_unless_its_delimiter_is_quoted(
+    delimiter: str, body: str, expands: bool
+) -> None:
+    command = next(script(f"cat <<{delimiter}\n{body}\nEOF").commands())
+    assert command.redirects == (Redirect("<<", "EOF", body=body, dynamic=expands),)
 
 
 def test_git_commit_message_from_here_document() -> None:

@@ -33,6 +33,7 @@ from bridge.guards.protect import (
     asked_as,
     shown,
     source_text,
+    text_words,
 )
 from bridge.shell import Lazy, pairs
 from bridge.shell.runners import (
@@ -121,7 +122,6 @@ _SED_EXEC = Lazy(
 _AWK_CODE = Lazy(
     r"\bsystem\s*\(\s*(?:\"([^\"]*)\"\s*\))?|\|\s*(?:\"([^\"]*)\")?|\"([^\"]*)\"\s*\|\s*getline"
 )
-_TOKENS = Lazy(r"[\s'\"`()\[\]{},;:<>|&=]+")
 _EXTGLOB = Lazy(r"[?*+@!]\([^()]*\)")
 
 
@@ -251,7 +251,7 @@ def loose_words(
         if word in code:
             continue
         if " " in word or "\n" in word or "\t" in word:
-            yield from ((token, unknown) for token in _TOKENS.split(word) if _path_like(token))
+            yield from ((token, unknown) for token in text_words(word) if _path_like(token))
         if not whole:
             continue
         if word.startswith("-"):
@@ -268,8 +268,11 @@ def loose_words(
     for redirect in command.redirects:
         text = redirect.body if redirect.body is not None else None
         text = redirect.target if redirect.op == "<<<" else text
-        if text:
-            yield from ((t, redirect.dynamic) for t in _TOKENS.split(text) if _path_like(t))
+        if text and redirect.dynamic:  # `$X/settings.json` in an expanding here-document
+            found = text_words(text, expands=True)
+            yield from ((t, "$" in t or "`" in t) for t in found if _path_like(t))
+        elif text:
+            yield from ((t, False) for t in text_words(text) if _path_like(t))
 
 
 def _path_like(token: str) -> bool:

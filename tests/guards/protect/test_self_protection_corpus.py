@@ -473,6 +473,10 @@ REFUSED += [
     "git rebase -x 'rm -rf .claude' HEAD~1",
     "git difftool --extcmd='D=.cla; rm -rf ${D}ude'",
     "lldb -o 'platform shell D=.cla; rm -rf ${D}ude'",
+    # a here-document bash expands: the line's values put in, an unknown one unknown
+    "D=.cla; sqlite3 x.db <<EOF\n.output ${D}ude/settings.json\nEOF",
+    "D=.cla; ed -s x <<EOF\nw ${D}ude/settings.json\nEOF",
+    "sqlite3 x.db <<EOF\n.output $X/settings.json\nEOF",
     "PAGER='rm -rf .claude' git log",
     "GIT_PAGER='rm -rf .claude' git log",
 ]
@@ -684,6 +688,8 @@ BENIGN += [
     "sed -n '1e date; uptime' x",
     "git difftool --extcmd=meld",
     "lldb -o 'platform shell ls -la' ./a.out",
+    "D=/tmp; sqlite3 x.db <<EOF\n.output $D/out.txt\nEOF",
+    "cat > notes.md <<EOF\nsee $HOME/.claude/settings.json\nEOF",
     "./scripts/dev.sh run",
     "git restore --staged .",
     "git restore --staged .claude/settings.json",

@@ -225,6 +225,40 @@ def test_fields_are_those_bash_makes(value: str) -> None:
     assert list(command.argv[2:]) == expected
 
 
+@given(st.text(alphabet=" \t#;&|<>()'\"\\=~ab.-\n", max_size=12), st.booleans())
+@settings(max_examples=40, deadline=None)
+def test_a_here_document_body_is_the_one_bash_makes(value: str, quoted: bool) -> None:
+    """The oracle is bash: the body `cat` prints, the value put in as it is (not where the
+    delimiter is quoted); a value holding a newline stays unknown, as it could end the body.
+    (An escaped `\\$c` and a variable the line does not set stay as written: the body is then
+    marked as expanding, bridge.shell.syntax.)"""
+    delimiter = "'EOF'" if quoted else "EOF"
+    source = f"cat <<{delimiter}\nx $c ${{c}}y\nEOF\n"
+    done = subprocess.run(
+        ["bash", "-c", f"c={shlex.quote(value)}\n{source}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    script = parse(put_in(source, {"c": value}))
+    assert isinstance(script, Script)
+    (command,) = list(script.commands())
+    (here,) = command.redirects
+    if "\n" in value and not quoted:
+        assert here.body == "x $c ${c}y"
+    else:
+        assert here.body == done.stdout.removesuffix("\n")
+
+
+def test_a_value_cannot_end_a_here_document_early_to_hide_what_follows(
+    world: tuple[Path, dict[str, str], Judge],
+) -> None:
+    """Put in, `c`'s lines would end the body and open another that swallows the `rm`."""
+    _, _, judge = world
+    line = "c='\nEOF\ncat <<Z'; cat <<EOF\n$c\nEOF\nrm -rf .claude"
+    verdicts.denied(judge(line), "`rm -rf .claude` may write to .claude")
+
+
 # -- bounds, through the real executable
 
 
