@@ -159,7 +159,9 @@ EXACT: list[tuple[str, Found]] = [
 ]
 
 
-@pytest.mark.parametrize(("line", "expected"), EXACT, ids=[line for line, _ in EXACT])
+@pytest.mark.parametrize(
+    ("line", "expected"), EXACT, ids=[line.replace("\n", " ") for line, _ in EXACT]
+)
 def test_the_code_a_command_runs_is_found_exactly(line: str, expected: Found) -> None:
     assert found_in(line) == expected
 
