@@ -81,23 +81,22 @@ def put_in(source: str, chosen: dict[str, str]) -> str:
         if c == "\\":
             out.append(source[i : i + 2])
             i += 2
-        elif plain and source.startswith("((", i):  # arithmetic: `<<` there is a shift
-            end = _arithmetic_end(source, i)
+        elif plain and (end := _verbatim_end(source, i)) > i:
             out.append(source[i:end])
             i = end
         elif plain and c == "<" and source.startswith("<<", i) and source[i + 2 : i + 3] != "<":
-            end, heredoc = _heredoc_start(source, i)
+            from bridge.shell import here_documents  # (few lines have one: not on every call)
+
+            end, heredoc = here_documents.start(source, i)
             out.append(source[i:end])
             heredocs += [heredoc] if heredoc else []
             i = end
         elif c == "\n" and heredocs:
+            from bridge.shell import here_documents
+
             out.append(c)
-            i = _put_in_bodies(source, i + 1, heredocs, chosen, out)
+            i = here_documents.put_in_bodies(source, i + 1, heredocs, chosen, out)
             heredocs = []
-        elif plain and (c == "'" or source.startswith("$'", i)):
-            end = _single_quoted_end(source, i)
-            out.append(source[i:end])
-            i = end
         elif plain and c == "#" and (not out or out[-1][-1:] in _BEFORE_COMMENT):
             end = source.find("\n", i)
             end = n if end < 0 else end
@@ -134,15 +133,26 @@ def put_in(source: str, chosen: dict[str, str]) -> str:
     return "".join(out)
 
 
-def _single_quoted_end(source: str, i: int) -> int:
-    """Past the `'...'` or `$'...'` starting at `i` (nothing in either is expanded)."""
-    if source[i] == "'":
+def _verbatim_end(source: str, i: int) -> int:
+    """Past a `'...'`, `$'...'` or arithmetic `((...))` starting at `i`, where nothing is put
+    in (in arithmetic `<<` is a shift, and values stay unknown); `i` where none starts."""
+    if source.startswith("'", i):
         end = source.find("'", i + 1)
         return len(source) if end < 0 else end + 1
-    j = i + 2
-    while j < len(source) and source[j] != "'":
-        j += 2 if source[j] == "\\" else 1
-    return j + 1
+    if source.startswith("$'", i):
+        j = i + 2
+        while j < len(source) and source[j] != "'":
+            j += 2 if source[j] == "\\" else 1
+        return j + 1
+    if source.startswith("((", i):
+        depth, j = 0, i
+        while j < len(source):
+            depth += (source[j] == "(") - (source[j] == ")")
+            j += 1
+            if depth == 0:
+                break
+        return j
+    return i
 
 
 def _reference(text: str, i: int, chosen: dict[str, str]) -> tuple[str | None, int]:
@@ -155,77 +165,6 @@ def _reference(text: str, i: int, chosen: dict[str, str]) -> tuple[str | None, i
     if text[start:end] in chosen and (not braced or text.startswith("}", end)):
         return chosen[text[start:end]], end + braced
     return None, end
-
-
-def _heredoc_start(source: str, i: int) -> tuple[int, tuple[str, bool, bool] | None]:
-    """Past `<<DELIM` (or `<<-`) at `i`: where it ends, and (delimiter, quoted, tabs stripped)."""
-    j = i + 2
-    strip = source.startswith("-", j)
-    j += strip
-    while j < len(source) and source[j] in " \t":
-        j += 1
-    start = j
-    while j < len(source) and source[j] not in " \t\n;&|<>()":
-        j += 2 if source[j] == "\\" else 1
-    word = source[start:j]
-    if not word:
-        return j, None
-    delimiter = word.replace("\\", "").replace("'", "").replace('"', "")
-    return j, (delimiter, delimiter != word, strip)
-
-
-def _arithmetic_end(source: str, i: int) -> int:
-    """Past the `))` closing the `((` at `i` (its text is left as it is: values stay unknown)."""
-    depth, j = 0, i
-    while j < len(source):
-        depth += (source[j] == "(") - (source[j] == ")")
-        j += 1
-        if depth == 0:
-            break
-    return j
-
-
-def _put_in_bodies(
-    source: str,
-    i: int,
-    heredocs: list[tuple[str, bool, bool]],
-    chosen: dict[str, str],
-    out: list[str],
-) -> int:
-    """The here-documents' bodies from `i`, each to its delimiter line, into `out`: with the
-    chosen values put in as bash expands a body (raw: no fields, no quotes), unless the
-    delimiter was quoted. Returns where the text after them starts."""
-    for delimiter, quoted, strip in heredocs:
-        while i < len(source):
-            end = source.find("\n", i)
-            end = len(source) if end < 0 else end + 1
-            line = source[i:end]
-            i = end
-            if (line.lstrip("\t") if strip else line).rstrip("\n") == delimiter:
-                out.append(line)
-                break
-            out.append(line if quoted else _raw(chosen, line))
-    return i
-
-
-def _raw(chosen: dict[str, str], line: str) -> str:
-    """A body line with `$name` and `${name}` of the chosen variables put in as they are."""
-    out: list[str] = []
-    i, n = 0, len(line)
-    while i < n:
-        c = line[i]
-        if c == "\\":  # `\$x` is a literal `$x`
-            out.append(line[i : i + 2])
-            i += 2
-        elif c == "$" and i + 1 < n and (line[i + 1] in _NAME_START or line[i + 1] == "{"):
-            value, end = _reference(line, i, chosen)
-            unknown = value is None or "\n" in value  # (a newline would end the body's line)
-            out.append(line[i:end] if unknown or value is None else value)
-            i = end
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
 
 
 def _quoted_value(value: str) -> str:
