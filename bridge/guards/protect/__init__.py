@@ -70,19 +70,6 @@ def shown(command: "SimpleCommand") -> str:
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-# The words of a text read for paths (`'.output F'`, a here-document's lines); where the shell
-# expands the text, `${NAME}` stays inside its word.
-_TEXT_WORDS = Lazy(r"(?:\$\{[^{}\s]*\}|[^\s'\"`()\[\]{},;:<>|&=])+")
-_TEXT_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&=]+")
-
-
-def text_words(text: str, expands: bool = False) -> "list[str]":
-    """The words of `text`, split at blanks, quotes, brackets and punctuation."""
-    if expands:
-        return [found[0] for found in _TEXT_WORDS.finditer(text)]
-    return _TEXT_SEPARATORS.split(text)
-
-
 def source_text(script: "Script") -> str:
     """All words of a script and its nested scripts, for a cheap text search."""
     return "\n".join(

@@ -65,7 +65,6 @@ from bridge.guards.protect import (
     asked_as,
     shown,
     source_text,
-    text_words,
 )
 from bridge.guards.protect.entries import GLOB_CHARS, Protection, entries_of, is_template
 from bridge.paths import CC_SETTINGS_PATTERNS
@@ -719,6 +718,8 @@ def _all_words(command: "SimpleCommand") -> "Iterator[tuple[str, bool]]":
         if redirect.body is None:
             yield redirect.target, redirect.dynamic
         elif redirect.dynamic:  # a here-document's words that expand
+            from bridge.guards.protect.tripwire import text_words
+
             yield from ((w, True) for w in text_words(redirect.body, expands=True) if "$" in w)
     yield from ((token, False) for token in _code_tokens(command))
 

@@ -33,7 +33,6 @@ from bridge.guards.protect import (
     asked_as,
     shown,
     source_text,
-    text_words,
 )
 from bridge.shell import Lazy, pairs
 from bridge.shell.runners import (
@@ -123,6 +122,17 @@ _AWK_CODE = Lazy(
     r"\bsystem\s*\(\s*(?:\"([^\"]*)\"\s*\))?|\|\s*(?:\"([^\"]*)\")?|\"([^\"]*)\"\s*\|\s*getline"
 )
 _EXTGLOB = Lazy(r"[?*+@!]\([^()]*\)")
+# The words of a text read for paths (`'.output F'`, a here-document's lines); where the shell
+# expands the text, `${NAME}` stays inside its word.
+_TEXT_WORDS = Lazy(r"(?:\$\{[^{}\s]*\}|[^\s'\"`()\[\]{},;:<>|&=])+")
+_TEXT_SEPARATORS = Lazy(r"[\s'\"`()\[\]{},;:<>|&=]+")
+
+
+def text_words(text: str, expands: bool = False) -> list[str]:
+    """The words of `text`, split at blanks, quotes, brackets and punctuation."""
+    if expands:
+        return [found[0] for found in _TEXT_WORDS.finditer(text)]
+    return _TEXT_SEPARATORS.split(text)
 
 
 def judge(call: BashCall, command: SimpleCommand, script: Script) -> str | None:
