@@ -81,7 +81,7 @@ def put_in(source: str, chosen: dict[str, str]) -> str:
         if c == "\\":
             out.append(source[i : i + 2])
             i += 2
-        elif plain and (end := _verbatim_end(source, i)) > i:
+        elif plain and c in "'$(" and (end := _verbatim_end(source, i)) > i:
             out.append(source[i:end])
             i = end
         elif plain and c == "<" and source.startswith("<<", i) and source[i + 2 : i + 3] != "<":
