@@ -11,7 +11,8 @@ print and loads this module for any other command in a self-protection judgement
 - code handed over as an argument or a variable is read as code (`trap`, `coproc`, `env -S`,
   sed's `e`, `make --eval`, `git -c core.*=` and git aliases, `*_EDITOR`/`*_COMMAND`/`PAGER`
   variables, `tmux new`, `gdb -ex 'shell ...'`, `mapfile -C`, `. /dev/stdin <<< CODE`, tar's
-  `--to-command`); code only known when it runs counts as a possible write;
+  `--to-command`, `man -P`, `rsync -e`, `ssh HOST CMD`, `vim -c '!cmd'`, `at`); code only known
+  when it runs counts as a possible write;
 - a program whose first operand is `run`, `install`, `uninstall`, `reinstall` or `explain` is
   looked at on disk: a copy, symlink or hard link of ccbridge's launcher is ccbridge whatever
   its name, and one that does not exist yet (made earlier in the same line) cannot be told.
@@ -106,6 +107,17 @@ _TMUX_VALUES = frozenset({"-s", "-n", "-c", "-t", "-x", "-y", "-e", "-F", "-f", 
 _TAR_CODE = (
     *("--to-command", "--checkpoint-action", "--use-compress-program", "-I"),
     *("--info-script", "--new-volume-script", "-F", "--rsh-command"),
+)
+_SSH_VALUES = frozenset(
+    {"-B", "-b", "-c", "-D", "-E", "-e", "-F", "-I", "-i", "-J", "-L", "-l", "-m", "-O", "-o"}
+    | {"-p", "-Q", "-R", "-S", "-W", "-w"}
+)
+# An ex command that is a shell escape (`!cmd`, `:silent !cmd`), and one that may run code
+# (`r !cmd`, `w !cmd`, a filter `%!cmd`; `w!` only forces a write).
+_EX_SHELL = Lazy(r"\s*:?\s*(?:silent!?\s*)?!(.*)")
+_EX_CODE = Lazy(
+    r"(?:^|[|:])\s*(?:sil(?:ent)?!?\s*)?(?:[%.$\d,']*|r(?:ead)?\s*|w(?:rite)?\s+)!"
+    r"|system|terminal|\b(?:py|python|pyx|lua|perl|ruby|tcl|mz)\w*\b|\bso(?:urce)?\b"
 )
 _READS_STDIN = STDIN_FILES | {"-"}  # what `.` and `source` read the script from stdin by
 CCBRIDGE_SUBCOMMANDS = frozenset({"run", "install", "uninstall", "reinstall", "explain"})
@@ -471,6 +483,60 @@ def _tar_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Co
             yield f"tar {option}", value.removeprefix("exec=") or None
 
 
+def _option_codes(name: str, argv: tuple[str, ...], options: tuple[str, ...]) -> Codes:
+    """The values of `options` (`-e CMD`, `--rsh CMD`, `--rsh=CMD`), as code `name` runs."""
+    for option, value in pairs(argv):
+        if option in options:
+            yield f"{name} {options[0]}", value
+    long = tuple(o + "=" for o in options if o.startswith("--"))
+    yield from ((f"{name} {options[0]}", w.split("=", 1)[1]) for w in argv if w.startswith(long))
+
+
+def _man_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    return _option_codes(name, argv, ("-P", "--pager"))  # the pager, run by the shell
+
+
+def _rsync_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    return _option_codes(name, argv, ("-e", "--rsh"))  # the remote shell, started here
+
+
+def _at_codes(name: str, argv: tuple[str, ...], command: SimpleCommand) -> Codes:
+    """`at`/`batch` run the commands they read: from stdin, or a file (`-f F`)."""
+    if not any(w.startswith(("-l", "-r", "-d", "-c")) for w in argv[1:]):  # (lists, removes)
+        yield from (_stdin_code(command, name) if "-f" not in argv else [(f"{name} -f", None)])
+
+
+def _ssh_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    """The command `ssh HOST CMD` runs there (`localhost` is here), and a `ProxyCommand` or
+    `LocalCommand`, run here."""
+    for option, value in pairs(argv):
+        key, _, code = value.replace("=", " ", 1).partition(" ")
+        if option == "-o" and key.lower() in ("proxycommand", "localcommand"):
+            yield f"{name} -o {key}", code.strip()
+    i = skip_options(argv, 1, _SSH_VALUES)
+    if i + 1 < len(argv):
+        yield name, " ".join(argv[i + 1 :])
+
+
+def _editor_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    """An ex command vim runs at start (`-c`, `--cmd`, `+CMD`): a shell escape (`!cmd`) is that
+    command; one that may run code otherwise (`r !`, `w !`, `system()`, `:terminal`, a script
+    language) is only known when it runs."""
+    values = [b for a, b in pairs(argv) if a in ("-c", "--cmd")]
+    values += [w[1:] for w in argv[1:] if w.startswith("+") and not w[1:].isdigit()]
+    for value in values:
+        escape = _EX_SHELL.fullmatch(value)
+        if escape is not None:
+            yield f"{name} -c", escape[1]
+        elif _EX_CODE.search(value):
+            yield f"{name} -c", None
+
+
+def _expect_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    if "-c" in argv:  # Tcl, only known when it runs
+        yield f"{name} -c", None
+
+
 def _git(_name: str, argv: tuple[str, ...], command: SimpleCommand) -> Codes:
     return _git_codes(argv, command)
 
@@ -493,6 +559,12 @@ _CODE_READERS: dict[str, Callable[[str, tuple[str, ...], SimpleCommand], Codes]]
     **dict.fromkeys(("gdb", "lldb"), _debugger_codes),
     "zip": _zip_codes,
     **dict.fromkeys(("tar", "bsdtar"), _tar_codes),
+    "man": _man_codes,
+    "rsync": _rsync_codes,
+    **dict.fromkeys(("at", "batch"), _at_codes),
+    "ssh": _ssh_codes,
+    **dict.fromkeys(("vim", "vi", "nvim", "view", "ex", "vimdiff", "gvim"), _editor_codes),
+    "expect": _expect_codes,
 }
 
 
