@@ -87,7 +87,8 @@ def piped_code(
     runner = command.name
     here = [r for r in feeder.redirects if r.op in ("<<", "<<-", "<<<")]
     if feeder.name == "cat" and here:
-        if any(r.dynamic for r in here):
+        # (a here-document's expansions are read as the code's own, as for `bash <<EOF`)
+        if any(r.dynamic and r.op == "<<<" for r in here):
             return Unknown(_BUILT.format(runner))
         texts = [r.target if r.body is None else r.body for r in here]
     elif feeder.name == "cat" and not feeder.dynamic and not feeder.more_args:
