@@ -666,6 +666,13 @@ def test_code_and_targets_fed_at_run_time_are_asked(command: str, why: str) -> N
     assert why in asked(command)
 
 
+@pytest.mark.parametrize("feeder", ["cat <<EOF | bash\n{}\nEOF", "bash <<EOF\n{}\nEOF"])
+def test_a_here_document_fed_to_a_shell_is_judged_as_its_code(feeder: str) -> None:
+    """Its expansions are read as the code's own words, the same piped or redirected."""
+    assert judge(feeder.format("echo $HOME")) is None
+    assert "recursively deletes /" in denied(feeder.format("rm -rf /"))
+
+
 @given(
     st.sampled_from([command for command, _ in DANGEROUS]),
     st.sampled_from([command for command, _ in UNKNOWABLE]),
