@@ -649,6 +649,7 @@ def _tmux_codes(argv: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:
     import shlex
 
     i = skip_options(argv, 1, frozenset({"-L", "-S", "-f", "-c", "-T"}))
+    yield from (("tmux -c", value) for option, value in pairs(argv[:i]) if option == "-c")
     if i >= len(argv) or argv[i] not in _TMUX_CODE_VERBS:
         return
     j = skip_options(argv, i + 1, _TMUX_VALUES)

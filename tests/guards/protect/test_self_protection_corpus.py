@@ -479,6 +479,7 @@ REFUSED += [
     "ssh -o ProxyCommand='D=.cla; rm -rf ${D}ude' x",
     "vim -es -c '!D=.cla; rm -rf ${D}ude' -c q",
     "at now <<< 'D=.cla; rm -rf ${D}ude'",
+    "tmux -c 'D=.cla; rm -rf ${D}ude'",
     # a here-document bash expands: the line's values put in, an unknown one unknown
     "D=.cla; sqlite3 x.db <<EOF\n.output ${D}ude/settings.json\nEOF",
     "D=.cla; ed -s x <<EOF\nw ${D}ude/settings.json\nEOF",

@@ -15,7 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from bridge.guards.protect.tripwire import git_verb, loose_words, read_only, written_by_model
+from bridge.guards.protect.tripwire import (
+    git_verb,
+    loose_words,
+    read_only,
+    tar_archive,
+    written_by_model,
+)
 from bridge.shell.syntax import Script, SimpleCommand, parse
 
 
@@ -103,6 +109,23 @@ def test_what_a_modeled_program_writes_is_what_it_changes(
     assert changed_by(line, work) == written
 
 
+@pytest.mark.parametrize(
+    ("line", "archive"),
+    [
+        ("tar --file=a=b.tar -c f", "a=b.tar"),
+        ("tar cfz x.tgz f", "x.tgz"),  # old style: each letter's value in turn
+        ("tar -cfz x.tgz f", "z"),  # `-f` takes the rest of its word
+        ("tar -c --files-from=list -f x.tar", "x.tar"),
+        ("tar -x -v --gzip -f a.tgz", "a.tgz"),
+        ("tar -cf x.tar", "x.tar"),
+        ("tar -c --file", None),
+        ("tar -c -f", None),
+    ],
+)
+def test_the_archive_is_the_value_of_f(line: str, archive: str | None) -> None:
+    assert tar_archive(command_of(line)) == archive
+
+
 def test_a_computed_word_a_modeled_program_writes_is_marked_dynamic() -> None:
     assert written_by_model(command_of('zip "$OUT" f')) == [("$OUT", True)]
     assert written_by_model(command_of('cmake -E touch "$F"')) == [("$F", True)]
@@ -184,6 +207,8 @@ def test_a_reader_writes_only_with_its_writing_option(
         ("foo -oout.txt", True, ["out.txt", "ut.txt", "t.txt", ".txt", "xt", "t"]),
         ("foo -ab", True, []),
         ("foo a=b/c", True, ["a=b/c", "b/c"]),
+        ("foo --opt=a=b", True, ["a=b"]),
+        ("foo x=a=b", True, ["x=a=b", "a=b"]),
         # a word holding spaces: its path-like pieces (`.output` too), the option among them
         ("foo '.output out.db' '-x y'", True, [".output", "out.db", ".output out.db"]),
         ("foo '.output out.db'", False, [".output", "out.db"]),
@@ -202,6 +227,12 @@ def test_a_computed_word_is_marked_dynamic_and_code_words_are_left_to_the_code_j
     found = list(loose_words(command_of('foo "$A" b -o="$C"'), True))
     assert found == [("$A", True), ("b", False), ("$C", True)]
     assert list(loose_words(command_of("foo 'w a/b' c"), True, ("w a/b",))) == [("c", False)]
+    # a here-document bash expands: its words holding an expansion are dynamic
+    heredoc = command_of("foo <<EOF\n$D/x `pwd`/y plain/z ${E}/w\nEOF")
+    expected = [("$D/x", True), ("/y", False), ("plain/z", False), ("${E}/w", True)]
+    assert list(loose_words(heredoc, False)) == expected
+    quoted = command_of("foo <<'EOF'\n$D/x\nEOF")
+    assert list(loose_words(quoted, False)) == [("$D/x", False)]
 
 
 @pytest.mark.parametrize(
