@@ -415,9 +415,7 @@ def _coproc_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) ->
 
 
 def _mapfile_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
-    for option, value in pairs(argv):
-        if option == "-C":
-            yield f"{name} -C", value
+    return _option_codes(name, argv, ("-C",))  # the callback
 
 
 def _sed_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
@@ -469,10 +467,8 @@ def _debugger_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -
                 yield f"{name} -ex", rest if head == "shell" else None
 
 
-def _zip_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
-    for option, value in pairs(argv):
-        if option in ("-TT", "--unzip-command"):
-            yield "zip -TT", value
+def _zip_codes(name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
+    return _option_codes(name, argv, ("-TT", "--unzip-command"))  # the archive's test
 
 
 def _tar_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Codes:
@@ -484,7 +480,8 @@ def _tar_codes(_name: str, argv: tuple[str, ...], _command: SimpleCommand) -> Co
 
 
 def _option_codes(name: str, argv: tuple[str, ...], options: tuple[str, ...]) -> Codes:
-    """The values of `options` (`-e CMD`, `--rsh CMD`, `--rsh=CMD`), as code `name` runs."""
+    """The values of `options` (`-e CMD`, `--rsh CMD`, `--rsh=CMD`), as code `name` runs,
+    named by the first option."""
     for option, value in pairs(argv):
         if option in options:
             yield f"{name} {options[0]}", value
@@ -624,10 +621,7 @@ def _git_codes(argv: tuple[str, ...], command: SimpleCommand) -> Iterator[tuple[
         yield f"git -c {key}", value.removeprefix("!") if value else ""
     verb = git_verb(argv)
     if verb == "rebase":
-        for option, value in pairs(rest):
-            if option in ("-x", "--exec"):
-                yield "git rebase --exec", value
-        yield from (("git rebase --exec", w[7:]) for w in rest if w.startswith("--exec="))
+        yield from _option_codes("git rebase", rest, ("--exec", "-x"))
     elif verb == "bisect" and rest[:1] == ("run",):  # git quotes every word: no shell code
         yield "git bisect run", shlex.join(rest[1:])
     elif verb == "submodule" and rest[skip_options(rest, 0, frozenset()) :][:1] == ("foreach",):
@@ -639,10 +633,7 @@ def _git_codes(argv: tuple[str, ...], command: SimpleCommand) -> Iterator[tuple[
             if option.endswith("-filter"):
                 yield f"git filter-branch {option}", value
     elif verb == "difftool":
-        for option, value in pairs(rest):
-            if option in ("-x", "--extcmd"):
-                yield "git difftool --extcmd", value
-        yield from (("git difftool --extcmd", w[9:]) for w in rest if w.startswith("--extcmd="))
+        yield from _option_codes("git difftool", rest, ("--extcmd", "-x"))
 
 
 def _tmux_codes(argv: tuple[str, ...]) -> Iterator[tuple[str, str | None]]:

@@ -133,6 +133,8 @@ EXACT: list[tuple[str, Found]] = [
     ("tar -czf a.tgz f", []),
     ("zip -T -TT 'touch m' a.zip f", [("zip -TT", "touch m")]),
     ("zip --unzip-command c a.zip f", [("zip -TT", "c")]),
+    ("zip --unzip-command=c a.zip f", [("zip -TT", "c")]),
+    ("git rebase -x a --exec b --exec=c HEAD", [("git rebase --exec", w) for w in "abc"]),
     ("zip -r a.zip d", []),
     ("mapfile -C 'touch m' -c 1 a", [("mapfile -C", "touch m")]),
     ("readarray -t -C c a", [("readarray -C", "c")]),
